@@ -1,0 +1,92 @@
+// Builds the whole service as a ready Fastify instance that listens nowhere: the server and the
+// tests call this same function, so tests validate, route and fail exactly as production does.
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Config } from './config.ts'
+import { openDatabase, type Database } from './db/database.ts'
+import { applyMigrations } from './db/migrations.ts'
+import { handlers } from './handlers/index.ts'
+import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
+import { handleError, installErrorHandler } from './http/error-handler.ts'
+import { installNotFoundHandler } from './http/not-found.ts'
+import { registerOperations } from './http/routes.ts'
+import type { HandlerMap } from './http/operations.ts'
+import { registerJwt } from './http/security.ts'
+import { makeValidatorCompiler } from './http/validation.ts'
+import { startQueue, type Queue } from './queue/queue.ts'
+import { loadSpec } from './spec.ts'
+
+export interface Services {
+  config: Config
+  database: Database
+  queue: Queue
+  version: string
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+export function fastifyOptions(config: Config): FastifyServerOptions {
+  return {
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    },
+    bodyLimit: config.bodyLimitBytes,
+    // A caller's request id is kept when it is sane, so one id follows a request across services.
+    requestIdHeader: 'x-request-id',
+    genReqId: (request) => {
+      const given = request.headers['x-request-id']
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+    },
+    requestTimeout: 30_000,
+    // Opening PGlite and applying migrations can take several seconds on a cold machine.
+    pluginTimeout: 120_000,
+    return503OnClosing: true,
+    // Errors raised before routing (a malformed URL) go through the same mapping as the rest.
+    frameworkErrors: handleError,
+  }
+}
+
+export interface AppOptions {
+  /** Replaces handlers by operationId; tests use it to reach failures no real input can cause. */
+  handlers?: Partial<HandlerMap>
+}
+
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify(fastifyOptions(config))
+  const spec = loadSpec()
+  app.setValidatorCompiler(makeValidatorCompiler())
+  installErrorHandler(app)
+  installNotFoundHandler(app, DOCS_ROUTES)
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  const database = await openDatabase(config)
+  let queue: Queue | undefined
+  // One hook closes everything in order: the queue's workers first, then the database under them.
+  app.addHook('onClose', async () => {
+    await queue?.stop()
+    await database.close()
+  })
+  try {
+    await applyMigrations(database.adapterFactory)
+    queue = await startQueue(database, config, app.log)
+  } catch (error) {
+    await app.close()
+    throw error
+  }
+  app.decorate('services', { config, database, queue, version: spec.info.version })
+
+  await registerJwt(app, config)
+  await registerDocs(app, spec)
+  await registerOperations(app, spec, { ...handlers, ...options.handlers } as HandlerMap)
+  await app.ready()
+  return app
+}

@@ -1,0 +1,141 @@
+// Reads and validates the environment once, at start-up. A bad value stops start-up with one line
+// naming the variable; nothing else in the code reads process.env.
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+
+export interface Config {
+  host: string
+  port: number
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** postgres:// URL, or null for the embedded PGlite database. */
+  databaseUrl: string | null
+  /** Where the embedded database keeps its files; null keeps everything in memory. */
+  dataDir: string | null
+  databasePoolMax: number
+  /** How long a request waits for the database before it is answered 503. */
+  databaseTimeoutMs: number
+  jwtSecret: string
+  jwtIssuer: string
+  jwtAudience: string
+  accessTokenTtlSeconds: number
+  refreshTokenTtlDays: number
+  bcryptCost: number
+  adminEmail: string | null
+  adminPassword: string | null
+  bodyLimitBytes: number
+  uploadLimitBytes: number
+  imageMaxPixels: number
+  smtpUrl: string | null
+  shutdownTimeoutMs: number
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string, value: string | undefined) {
+    const shown = value === undefined ? '' : ` (got ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`
+    super(`Invalid configuration: ${variable} ${problem}${shown}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+function text(env: Env, name: string, fallback: string | null, maxLength = 2048): string | null {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (raw.length > maxLength) throw new ConfigError(name, `must be at most ${maxLength} characters`, raw)
+  return raw
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max}`, raw)
+  }
+  return value
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${allowed.join(', ')}`, raw)
+  return raw as T
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | null {
+  const raw = text(env, name, null)
+  if (raw === null) return null
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(name, `must be a URL starting with ${protocols.join(' or ')}`, undefined)
+  }
+  // The URL may carry a password, so it is never echoed back.
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, `must start with ${protocols.join(' or ')}`, undefined)
+  return raw
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+/**
+ * The secret that signs access tokens. Several instances must share one, so on Postgres it is
+ * required; on the embedded database a random one is made once and kept beside the data, so a
+ * newcomer's `npm start` works and tokens survive a restart.
+ */
+function jwtSecret(env: Env, databaseUrl: string | null, dataDir: string | null): string {
+  const given = text(env, 'JWT_SECRET', null, 512)
+  if (given !== null) {
+    if (given.length < 32) throw new ConfigError('JWT_SECRET', 'must be at least 32 characters', undefined)
+    return given
+  }
+  if (databaseUrl !== null) throw new ConfigError('JWT_SECRET', 'is required when DATABASE_URL is set', undefined)
+  if (dataDir === null) return randomBytes(32).toString('base64url')
+  const file = join(dataDir, 'jwt-secret')
+  try {
+    return readFileSync(file, 'utf8').trim()
+  } catch {
+    const secret = randomBytes(32).toString('base64url')
+    mkdirSync(dataDir, { recursive: true })
+    writeFileSync(file, secret, { mode: 0o600 })
+    return secret
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])
+  const dataDirRaw = text(env, 'DATA_DIR', './data', 1024)
+  const dataDir = dataDirRaw === 'memory:' ? null : resolve(dataDirRaw ?? './data')
+  const adminEmail = text(env, 'ADMIN_EMAIL', null, 254)
+  if (adminEmail !== null && !EMAIL.test(adminEmail)) throw new ConfigError('ADMIN_EMAIL', 'must be an email address', adminEmail)
+  const adminPassword = text(env, 'ADMIN_PASSWORD', null, 72)
+  if ((adminEmail === null) !== (adminPassword === null)) {
+    throw new ConfigError(adminEmail === null ? 'ADMIN_EMAIL' : 'ADMIN_PASSWORD', 'must be set together with the other ADMIN_ variable', undefined)
+  }
+  if (adminPassword !== null && adminPassword.length < 10) throw new ConfigError('ADMIN_PASSWORD', 'must be at least 10 characters', undefined)
+
+  return {
+    host: text(env, 'HOST', '127.0.0.1', 255)!,
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    databaseUrl,
+    dataDir,
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 200),
+    databaseTimeoutMs: integer(env, 'DATABASE_TIMEOUT_MS', 5000, 100, 120_000),
+    jwtSecret: jwtSecret(env, databaseUrl, dataDir),
+    jwtIssuer: text(env, 'JWT_ISSUER', 'blog-api', 200)!,
+    jwtAudience: text(env, 'JWT_AUDIENCE', 'blog-api-clients', 200)!,
+    accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_TTL_SECONDS', 600, 30, 3600),
+    refreshTokenTtlDays: integer(env, 'REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
+    bcryptCost: integer(env, 'BCRYPT_COST', 12, 4, 15),
+    adminEmail,
+    adminPassword,
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 50 * 1024 * 1024),
+    uploadLimitBytes: integer(env, 'UPLOAD_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    imageMaxPixels: integer(env, 'IMAGE_MAX_PIXELS', 40_000_000, 1, 500_000_000),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
+  }
+}

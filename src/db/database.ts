@@ -1,0 +1,105 @@
+// Opens the one database the service runs on: the embedded PGlite when no DATABASE_URL is given,
+// PostgreSQL otherwise. Everything that holds a connection is created here and closed by `close()`.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { PrismaPg } from '@prisma/adapter-pg'
+import pg from 'pg'
+import { PrismaPGlite } from 'pglite-prisma-adapter'
+import { PrismaClient } from '../generated/prisma/client.ts'
+import type { Config } from '../config.ts'
+
+/** How pg-boss reaches the embedded database (on Postgres it opens its own pool). */
+export interface QueueSqlExecutor {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>
+}
+
+export type AdapterFactory = PrismaPg | PrismaPGlite
+
+export interface Database {
+  kind: 'embedded' | 'postgres'
+  prisma: PrismaClient
+  /** The driver adapter factory, for the migration engine. */
+  adapterFactory: AdapterFactory
+  /** Set on the embedded database only: pg-boss shares PGlite's single connection. */
+  queueExecutor: QueueSqlExecutor | null
+  /** A cheap round trip, used by GET /health. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+/** Closing twice (a failed start-up, then onClose) must not fail. */
+function once(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined
+  return () => (closing ??= close())
+}
+
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolMax' | 'databaseTimeoutMs'>): Promise<Database> {
+  return config.databaseUrl === null ? openEmbedded(config.dataDir) : openPostgres(config)
+}
+
+async function openPostgres(config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'databaseTimeoutMs'>): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: config.databaseUrl!,
+    max: config.databasePoolMax,
+    // Fail fast while the database is down instead of queueing requests until they time out.
+    connectionTimeoutMillis: config.databaseTimeoutMs,
+    query_timeout: config.databaseTimeoutMs,
+    application_name: 'blog-api',
+  })
+  // An idle client that loses its connection emits 'error'; the pool replaces it on next use.
+  pool.on('error', () => {})
+  const adapterFactory = new PrismaPg(pool)
+  const prisma = new PrismaClient({ adapter: adapterFactory })
+  return {
+    kind: 'postgres',
+    prisma,
+    adapterFactory,
+    queueExecutor: null,
+    async ping() {
+      await pool.query('select 1')
+    },
+    close: once(async () => {
+      await prisma.$disconnect()
+      await pool.end()
+    }),
+  }
+}
+
+async function openEmbedded(dataDir: string | null): Promise<Database> {
+  let pglite: PGlite
+  if (dataDir === null) {
+    pglite = new PGlite()
+  } else {
+    const directory = join(dataDir, 'pglite')
+    mkdirSync(directory, { recursive: true })
+    pglite = new PGlite(directory)
+  }
+  // Prisma's first query can hang if it races PGlite's start-up (TRAPS.md).
+  await pglite.waitReady
+  const adapterFactory = new PrismaPGlite(pglite)
+  const prisma = new PrismaClient({ adapter: adapterFactory })
+  return {
+    kind: 'embedded',
+    prisma,
+    adapterFactory,
+    queueExecutor: {
+      async executeSql(text, values) {
+        // pg-boss sends multi-statement scripts without parameters (its own migrations), which
+        // PGlite runs only through exec; anything with parameters goes through query.
+        if (values === undefined || values.length === 0) {
+          const results = await pglite.exec(text)
+          return { rows: results.at(-1)?.rows ?? [] }
+        }
+        return pglite.query(text, values)
+      },
+    },
+    async ping() {
+      await pglite.query('select 1')
+    },
+    close: once(async () => {
+      await prisma.$disconnect()
+      await pglite.close()
+    }),
+  }
+}

@@ -1,0 +1,12 @@
+// The handler map: one export per operationId, one file per spec tag. `satisfies HandlerMap`
+// makes a missing, misnamed or mistyped handler a compile error.
+import type { HandlerMap } from '../http/operations.ts'
+import * as auth from './auth.ts'
+import * as categories from './categories.ts'
+import * as comments from './comments.ts'
+import * as images from './images.ts'
+import * as posts from './posts.ts'
+import * as system from './system.ts'
+import * as users from './users.ts'
+
+export const handlers = { ...system, ...auth, ...users, ...posts, ...images, ...comments, ...categories } satisfies HandlerMap

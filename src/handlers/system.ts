@@ -1,0 +1,44 @@
+// Tag `system`: liveness and readiness.
+import { ApiError } from '../http/api-error.ts'
+import { success } from '../http/envelope.ts'
+import type { OperationHandler } from '../http/operations.ts'
+
+export const ping: OperationHandler<'ping'> = async (request) =>
+  success(request, { status: 'ok' as const, version: request.server.services.version, time: new Date().toISOString() })
+
+/** Resolves with the time taken, or rejects when `check` fails or takes longer than `timeoutMs`. */
+async function timed(check: () => Promise<void>, timeoutMs: number): Promise<number> {
+  const started = performance.now()
+  let timer: NodeJS.Timeout | undefined
+  try {
+    await Promise.race([
+      check(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+      }),
+    ])
+  } finally {
+    clearTimeout(timer)
+  }
+  return Math.round((performance.now() - started) * 100) / 100
+}
+
+export const getHealth: OperationHandler<'getHealth'> = async (request) => {
+  const { database, queue, config } = request.server.services
+  const [db, jobs] = await Promise.allSettled([
+    timed(() => database.ping(), config.databaseTimeoutMs),
+    timed(() => queue.ping(), config.databaseTimeoutMs),
+  ])
+  const down = [
+    ...(db.status === 'rejected' ? [{ path: 'database', message: `The database is unreachable: ${String(db.reason?.message ?? db.reason)}` }] : []),
+    ...(jobs.status === 'rejected' ? [{ path: 'queue', message: 'The job queue cannot reach its database.' }] : []),
+  ]
+  if (db.status === 'rejected' || jobs.status === 'rejected') {
+    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service cannot serve requests that need its database.', down)
+  }
+  return success(request, {
+    status: 'ok' as const,
+    database: { status: 'up' as const, latencyMs: db.value },
+    queue: { status: 'up' as const },
+  })
+}

@@ -1,0 +1,74 @@
+// One place that turns every failure into the envelope: our ApiErrors, ajv validation errors,
+// Fastify's own body and routing errors, and anything unexpected (logged, answered without internals).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, type ErrorCode, type ErrorDetail } from './api-error.ts'
+import { failure } from './envelope.ts'
+
+interface AjvIssue {
+  instancePath: string
+  keyword: string
+  message?: string
+  params: Record<string, unknown>
+}
+
+/** `/body/email`, `/query/limit`: where each bad value is, as a JSON pointer into the request. */
+function validationDetails(error: FastifyError): ErrorDetail[] {
+  const part = error.validationContext ?? 'body'
+  return (error.validation as AjvIssue[]).map((issue) => {
+    let path = `/${part}${issue.instancePath}`
+    if (issue.keyword === 'required') path += `/${String(issue.params.missingProperty)}`
+    if (issue.keyword === 'additionalProperties') path += `/${String(issue.params.additionalProperty)}`
+    if (issue.keyword === 'dependentRequired') path += `/${String(issue.params.missingProperty)}`
+    const message = issue.keyword === 'additionalProperties' ? 'is not a known property' : (issue.message ?? 'is invalid')
+    return { path, message, code: issue.keyword }
+  })
+}
+
+/** Fastify's own errors, by code: what reached us was malformed before any handler saw it. */
+const FASTIFY_ERRORS: Record<string, [number, ErrorCode, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE', 'This content type is not accepted here.'],
+  FST_ERR_CTP_INVALID_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE', 'The Content-Type header is malformed.'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than allowed.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'MALFORMED_JSON', 'The body is empty but its content type is JSON.'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'MALFORMED_JSON', 'The body is not valid JSON.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'MALFORMED_JSON', 'The Content-Length header does not match the body.'],
+  FST_ERR_BAD_URL: [400, 'VALIDATION_FAILED', 'The URL is malformed.'],
+}
+
+function toApiError(error: FastifyError): ApiError | null {
+  if (error instanceof ApiError) return error
+  if (error.validation) {
+    return new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', validationDetails(error))
+  }
+  const known = error.code === undefined ? undefined : FASTIFY_ERRORS[error.code]
+  if (known) return new ApiError(known[0], known[1], known[2])
+  // JSON.parse failures surface as SyntaxError with a 400 status.
+  if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError(400, 'MALFORMED_JSON', 'The body is not valid JSON.')
+  return null
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
+  // Set here too: errors raised before routing never pass the onRequest hook that sets it.
+  reply.code(error.statusCode).headers({ ...error.headers, 'x-request-id': request.id })
+  return reply.send(failure(request, { code: error.code, message: error.message, details: error.details }))
+}
+
+/** Maps any error to its envelope answer; also used for errors Fastify raises before routing. */
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const known = toApiError(error)
+  if (known) {
+    if (known.statusCode >= 500) request.log.error({ err: error }, known.message)
+    return sendError(request, reply, known)
+  }
+  if (error.statusCode !== undefined && error.statusCode < 500) {
+    // A 4xx from a plugin we did not map: keep its status, never its internals.
+    request.log.warn({ err: error }, 'unmapped client error')
+    return sendError(request, reply, new ApiError(error.statusCode, 'VALIDATION_FAILED', 'The request could not be processed.'))
+  }
+  request.log.error({ err: error }, 'unexpected error')
+  return sendError(request, reply, new ApiError(500, 'INTERNAL_ERROR', 'Something went wrong on our side. Quote the request id when reporting it.'))
+}
+
+export function installErrorHandler(app: FastifyInstance) {
+  app.setErrorHandler(handleError)
+}

@@ -1,0 +1,90 @@
+// The `bearer` security scheme, enforced from each operation's `security` in the spec, as an
+// onRequest hook: the caller is known before a body is read or validated, so an anonymous request
+// gets 401 before 400 and nobody streams an upload we would refuse anyway.
+import fastifyJwt from '@fastify/jwt'
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { Config } from '../config.ts'
+import type { SecurityRequirement } from '../spec.ts'
+import { ApiError } from './api-error.ts'
+
+export type Role = 'user' | 'admin'
+
+export interface Principal {
+  userId: string
+  role: Role
+  sessionId: string
+}
+
+/** What an access token carries besides the registered claims (iss, aud, iat, exp). */
+export interface AccessClaims {
+  sub: string
+  role: Role
+  sid: string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in caller, or null for an anonymous request. */
+    principal: Principal | null
+  }
+}
+
+const ALGORITHM = 'HS256'
+
+export async function registerJwt(app: FastifyInstance, config: Pick<Config, 'jwtSecret' | 'jwtIssuer' | 'jwtAudience' | 'accessTokenTtlSeconds'>) {
+  await app.register(fastifyJwt, {
+    secret: config.jwtSecret,
+    sign: { algorithm: ALGORITHM, iss: config.jwtIssuer, aud: config.jwtAudience, expiresIn: config.accessTokenTtlSeconds * 1000 },
+    // The algorithm is pinned: a token signed otherwise ("none" included) is refused.
+    verify: { algorithms: [ALGORITHM], allowedIss: config.jwtIssuer, allowedAud: config.jwtAudience },
+  })
+  app.decorateRequest('principal', null)
+}
+
+const unauthenticated = (code: 'UNAUTHENTICATED' | 'TOKEN_EXPIRED' | 'TOKEN_INVALID', message: string) =>
+  new ApiError(401, code, message, [], { 'www-authenticate': `Bearer error="${code === 'UNAUTHENTICATED' ? 'invalid_request' : 'invalid_token'}"` })
+
+function isClaims(value: unknown): value is AccessClaims {
+  const claims = value as Partial<AccessClaims> | null
+  return typeof claims?.sub === 'string' && typeof claims.sid === 'string' && (claims.role === 'user' || claims.role === 'admin')
+}
+
+function readPrincipal(app: FastifyInstance, request: FastifyRequest): Principal | null {
+  const header = request.headers.authorization
+  if (header === undefined) return null
+  const match = /^Bearer ([A-Za-z0-9_.-]{1,4096})$/.exec(header)
+  if (!match) throw unauthenticated('TOKEN_INVALID', 'The Authorization header must be "Bearer <access token>".')
+  let claims: unknown
+  try {
+    claims = app.jwt.verify(match[1]!)
+  } catch (error) {
+    if ((error as { code?: string }).code === 'FAST_JWT_EXPIRED') throw unauthenticated('TOKEN_EXPIRED', 'The access token has expired; refresh it.')
+    throw unauthenticated('TOKEN_INVALID', 'The access token is not valid.')
+  }
+  if (!isClaims(claims)) throw unauthenticated('TOKEN_INVALID', 'The access token is not valid.')
+  return { userId: claims.sub, role: claims.role, sessionId: claims.sid }
+}
+
+/**
+ * The hook for one operation. `requirements` is the operation's `security`: alternatives, each
+ * a map of scheme → scopes (here, roles). `[]` is public; `[{}, {bearer: []}]` is public but knows
+ * a signed-in caller; `[{bearer: [admin]}]` needs an admin.
+ */
+export function authorize(app: FastifyInstance, requirements: SecurityRequirement[]): onRequestHookHandler {
+  const usesBearer = requirements.some((alternative) => 'bearer' in alternative)
+  const anonymousAllowed = requirements.length === 0 || requirements.some((alternative) => Object.keys(alternative).length === 0)
+  const roleSets = requirements.filter((alternative) => 'bearer' in alternative).map((alternative) => alternative.bearer!)
+  return async (request) => {
+    if (!usesBearer) return
+    // A token that is present but bad is refused even where anonymous access is allowed:
+    // silently treating the caller as anonymous would hide an expired session from the client.
+    const principal = readPrincipal(app, request)
+    if (principal === null) {
+      if (anonymousAllowed) return
+      throw unauthenticated('UNAUTHENTICATED', 'Sign in: this operation needs a bearer access token.')
+    }
+    request.principal = principal
+    const permitted = anonymousAllowed || roleSets.some((roles) => roles.length === 0 || roles.includes(principal.role))
+    if (!permitted) throw new ApiError(403, 'FORBIDDEN', 'Your role may not perform this operation.')
+  }
+}

@@ -1,0 +1,39 @@
+// pg-boss, on the same database as the data: its own pool on Postgres, PGlite's single
+// connection (through `db`) on the embedded database. Workers are registered by their features.
+import PgBoss from 'pg-boss'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from '../config.ts'
+import type { Database } from '../db/database.ts'
+
+export interface Queue {
+  boss: PgBoss
+  /** A query through pg-boss's own connection, used by GET /health. */
+  ping(): Promise<void>
+  /** Lets running jobs finish (up to the shutdown timeout), then stops polling. */
+  stop(): Promise<void>
+}
+
+export async function startQueue(
+  database: Database,
+  config: Pick<Config, 'databaseUrl' | 'shutdownTimeoutMs'>,
+  log: FastifyBaseLogger,
+): Promise<Queue> {
+  const boss = new PgBoss({
+    ...(database.queueExecutor === null
+      ? { connectionString: config.databaseUrl!, max: 4, application_name: 'blog-api-queue' }
+      : { db: database.queueExecutor }),
+    schema: 'pgboss',
+  })
+  // pg-boss reports failures of its background loops here; without a listener they would crash the process.
+  boss.on('error', (error) => log.error({ err: error }, 'queue error'))
+  await boss.start()
+  let stopping: Promise<void> | undefined
+  return {
+    boss,
+    async ping() {
+      await boss.isInstalled()
+    },
+    // Idempotent: a test or a failed start-up may stop the queue before onClose does.
+    stop: () => (stopping ??= boss.stop({ graceful: true, wait: true, timeout: Math.max(config.shutdownTimeoutMs, 1000) })),
+  }
+}

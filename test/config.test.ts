@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { ConfigError, loadConfig } from '../src/config.ts'
+
+t.test('defaults run the embedded database on port 3000 with a secret kept beside the data', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'blog-config-'))
+  const config = loadConfig({ DATA_DIR: dataDir })
+  t.equal(config.port, 3000)
+  t.equal(config.databaseUrl, null)
+  t.equal(config.dataDir, dataDir)
+  t.equal(config.accessTokenTtlSeconds, 600)
+  t.ok(config.jwtSecret.length >= 32)
+  t.equal(readFileSync(join(dataDir, 'jwt-secret'), 'utf8'), config.jwtSecret, 'the generated secret is kept')
+  t.equal(loadConfig({ DATA_DIR: dataDir }).jwtSecret, config.jwtSecret, 'and reused on the next start')
+})
+
+t.test('each bad value names its variable', async (t) => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ PORT: 'abc' }, /^Invalid configuration: PORT must be an integer from 0 to 65535 \(got "abc"\)$/],
+    [{ PORT: '70000' }, /PORT must be an integer/],
+    [{ BCRYPT_COST: '3' }, /BCRYPT_COST must be an integer from 4 to 15/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ DATABASE_URL: 'mysql://x@y/z', JWT_SECRET: 'x'.repeat(32) }, /DATABASE_URL must start with postgres: or postgresql:/],
+    [{ DATABASE_URL: 'not a url' }, /DATABASE_URL must be a URL/],
+    [{ DATABASE_URL: 'postgres://root@127.0.0.1/test' }, /JWT_SECRET is required when DATABASE_URL is set/],
+    [{ JWT_SECRET: 'short' }, /JWT_SECRET must be at least 32 characters/],
+    [{ ADMIN_EMAIL: 'admin@example.com' }, /ADMIN_PASSWORD must be set together/],
+    [{ ADMIN_EMAIL: 'nope', ADMIN_PASSWORD: 'long-enough-password' }, /ADMIN_EMAIL must be an email address/],
+  ]
+  for (const [env, message] of cases) {
+    t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))
+    t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), ConfigError)
+  }
+})
+
+t.test('a URL with a password is never echoed back', async (t) => {
+  const error = t.throws(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db/x' })) as Error
+  t.notMatch(error.message, /hunter2/)
+})
+
+t.test('the server refuses to start on a bad value, with one line on stderr', async (t) => {
+  const child = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], {
+    env: { ...process.env, PORT: 'abc', DATABASE_URL: '', DATA_DIR: 'memory:' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const code = await new Promise((resolve) => child.on('exit', resolve))
+  t.equal(code, 1)
+  t.equal(stderr, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "abc")\n')
+})

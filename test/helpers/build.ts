@@ -1,0 +1,26 @@
+// One way to build the app for every test: the production buildApp with a test configuration.
+// The database is the embedded PGlite (in memory) unless DATABASE_URL is set, in which case every
+// test runs against that PostgreSQL — `npm test` is run once each way in CI.
+import type { Test } from 'tap'
+import { buildApp, type AppOptions } from '../../src/app.ts'
+import { loadConfig, type Config } from '../../src/config.ts'
+
+export const usingPostgres = Boolean(process.env.DATABASE_URL)
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
+    DATABASE_URL: process.env.DATABASE_URL,
+    DATA_DIR: 'memory:',
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+    // The cheapest bcrypt cost: tests check behaviour, the benchmark measures cost.
+    BCRYPT_COST: '4',
+    LOG_LEVEL: 'silent',
+    ...env,
+  })
+}
+
+export async function build(t: Test, env: Record<string, string> = {}, options: AppOptions = {}) {
+  const app = await buildApp(testConfig(env), options)
+  t.teardown(() => app.close())
+  return app
+}
