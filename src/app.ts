@@ -76,7 +76,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await database.close()
   })
   try {
-    await applyMigrations(database.adapterFactory)
+    const { applied } = await applyMigrations(database.adapterFactory)
+    app.log.info({ migrations: applied }, `database ready (${database.kind}); ${applied.length} migration(s) applied`)
     queue = await startQueue(database, config, app.log)
   } catch (error) {
     await app.close()

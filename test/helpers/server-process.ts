@@ -1,0 +1,36 @@
+// Runs `src/server.ts` as its own process, the way `npm start` does, for tests of start-up and shutdown.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { once } from 'node:events'
+import { createInterface } from 'node:readline'
+
+export interface ServerProcess {
+  child: ChildProcessWithoutNullStreams
+  url: string
+  /** Every log line so far, parsed. */
+  logs: Record<string, unknown>[]
+  exit: Promise<number | null>
+}
+
+export async function startServer(env: Record<string, string | undefined>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+  })
+  const logs: Record<string, unknown>[] = []
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const exit = once(child, 'exit').then(([code]) => code as number | null)
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>
+        logs.push(entry)
+        const listening = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry.msg))
+        if (listening) resolve(listening[1]!)
+      } catch {
+        // not a log line
+      }
+    })
+    void exit.then((code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)))
+  })
+  return { child, url, logs, exit }
+}

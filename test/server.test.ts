@@ -1,0 +1,57 @@
+// `npm start` as a newcomer runs it: a real process, a real port, data kept between restarts,
+// and a graceful stop on SIGTERM that still answers the request in flight.
+import { mkdtempSync } from 'node:fs'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { startServer } from './helpers/server-process.ts'
+import { usingPostgres } from './helpers/build.ts'
+
+const env = {
+  DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-server-')),
+  DATABASE_URL: process.env.DATABASE_URL ?? '',
+  JWT_SECRET: 'server-test-secret-server-test-secret-0123',
+}
+
+const migrationsApplied = (logs: Record<string, unknown>[]) =>
+  logs.find((entry) => Array.isArray(entry.migrations))?.migrations as string[] | undefined
+
+t.test(`starts, answers, stops with exit code 0, and starts again on the same data (${usingPostgres ? 'PostgreSQL' : 'embedded'})`, async (t) => {
+  const first = await startServer(env)
+  const ping = await fetch(`${first.url}/ping`)
+  t.equal(ping.status, 200)
+  t.match(await ping.json(), { data: { status: 'ok' }, error: null, meta: { requestId: String } })
+  first.child.kill('SIGTERM')
+  t.equal(await first.exit, 0, 'SIGTERM ends the process cleanly')
+
+  const second = await startServer(env)
+  t.same(migrationsApplied(second.logs), [], 'the database was kept: nothing left to migrate')
+  t.equal((await fetch(`${second.url}/health`)).status, 200)
+  second.child.kill('SIGINT')
+  t.equal(await second.exit, 0, 'SIGINT too')
+})
+
+t.test('a request in flight when SIGTERM arrives is still answered', async (t) => {
+  const server = await startServer(env)
+  const body = JSON.stringify({ email: 'reader@example.com', password: 'correct horse battery' })
+  const { port } = new URL(server.url)
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/login', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = ''
+      res.on('data', (chunk) => (text += chunk))
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+    })
+    req.on('error', reject)
+    // Half the body now, SIGTERM, the rest after: the request was accepted before the signal.
+    req.write(body.slice(0, 10))
+    setTimeout(() => {
+      server.child.kill('SIGTERM')
+      setTimeout(() => req.end(body.slice(10)), 300)
+    }, 100)
+  })
+  const response = await answer
+  t.not(response.status, 503, 'not refused as closing')
+  t.match(JSON.parse(response.body), { meta: { requestId: String } }, 'answered in the envelope')
+  t.equal(await server.exit, 0)
+})
