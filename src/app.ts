@@ -2,6 +2,9 @@
 // tests call this same function, so tests validate, route and fail exactly as production does.
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { makeAccountStore } from './auth/account-store.ts'
+import { makeAuthService, type AuthService } from './auth/auth-service.ts'
+import { makeLoginLimits, type LoginLimits } from './auth/login-limits.ts'
 import type { Config } from './config.ts'
 import { openDatabase, type Database } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'
@@ -21,6 +24,8 @@ export interface Services {
   database: Database
   queue: Queue
   version: string
+  auth: AuthService
+  loginLimits: LoginLimits
 }
 
 declare module 'fastify' {
@@ -83,9 +88,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await app.close()
     throw error
   }
-  app.decorate('services', { config, database, queue, version: spec.info.version })
-
   await registerJwt(app, config)
+  const auth = makeAuthService({
+    store: makeAccountStore(database.prisma),
+    config,
+    signAccessToken: (claims) => app.jwt.sign(claims),
+    onRegistered: async () => {},
+  })
+  if (config.adminEmail !== null) await auth.ensureAdmin(config.adminEmail, config.adminPassword)
+  const loginLimits = await makeLoginLimits(app, database.prisma, config)
+  app.decorate('services', { config, database, queue, version: spec.info.version, auth, loginLimits })
   await registerDocs(app, spec)
   await registerOperations(app, spec, { ...handlers, ...options.handlers } as HandlerMap)
   await app.ready()

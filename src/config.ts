@@ -27,6 +27,13 @@ export interface Config {
   uploadLimitBytes: number
   imageMaxPixels: number
   smtpUrl: string | null
+  mailFrom: string
+  /** Login attempts allowed per account, and per client address, in one window. */
+  loginLimitPerAccount: number
+  loginLimitPerAddress: number
+  loginLimitWindowSeconds: number
+  /** Registrations allowed per client address per hour. */
+  registerLimitPerAddress: number
   shutdownTimeoutMs: number
 }
 
@@ -79,6 +86,13 @@ function url(env: Env, name: string, protocols: readonly string[]): string | nul
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+function mailFrom(env: Env): string {
+  const value = text(env, 'MAIL_FROM', 'Blog <no-reply@blog.localhost>', 254)!
+  const address = /<([^>]+)>$/.exec(value)?.[1] ?? value
+  if (!EMAIL.test(address)) throw new ConfigError('MAIL_FROM', 'must be an email address, optionally as "Name <address>"', value)
+  return value
+}
 
 /**
  * The secret that signs access tokens. Several instances must share one, so on Postgres it is
@@ -136,6 +150,11 @@ export function loadConfig(env: Env = process.env): Config {
     uploadLimitBytes: integer(env, 'UPLOAD_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     imageMaxPixels: integer(env, 'IMAGE_MAX_PIXELS', 40_000_000, 1, 500_000_000),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: mailFrom(env),
+    loginLimitPerAccount: integer(env, 'LOGIN_LIMIT_PER_ACCOUNT', 10, 1, 100_000),
+    loginLimitPerAddress: integer(env, 'LOGIN_LIMIT_PER_ADDRESS', 50, 1, 1_000_000),
+    loginLimitWindowSeconds: integer(env, 'LOGIN_LIMIT_WINDOW_SECONDS', 900, 1, 86_400),
+    registerLimitPerAddress: integer(env, 'REGISTER_LIMIT_PER_ADDRESS', 20, 1, 1_000_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
   }
 }

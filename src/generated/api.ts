@@ -613,7 +613,8 @@ export interface components {
         };
         /**
          * @description What went wrong, as a stable code: branch on it, not on `message`. The list
-         *     is closed; a new code is a new minor version of this document.
+         *     is closed for a given version of this document; codes are added only in a
+         *     new minor version, so treat an unknown code by its HTTP status class.
          *
          *     - `VALIDATION_FAILED` (400): a parameter or the body breaks the schema or a rule; see `details`.
          *     - `MALFORMED_JSON` (400): the body is not valid JSON.

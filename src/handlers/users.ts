@@ -1,7 +1,17 @@
 // Tag `users`: the signed-in user's own account, and user administration.
-import { notImplemented } from '../http/not-implemented.ts'
+import { page, success } from '../http/envelope.ts'
+import type { OperationHandler } from '../http/operations.ts'
 
-export const getCurrentUser = notImplemented('getCurrentUser')
-export const updateCurrentUser = notImplemented('updateCurrentUser')
-export const listUsers = notImplemented('listUsers')
-export const updateUser = notImplemented('updateUser')
+export const getCurrentUser: OperationHandler<'getCurrentUser'> = async (request) =>
+  success(request, await request.server.services.auth.currentUser(request.principal!))
+
+export const updateCurrentUser: OperationHandler<'updateCurrentUser'> = async (request) =>
+  success(request, await request.server.services.auth.updateCurrentUser(request.principal!, request.body))
+
+export const listUsers: OperationHandler<'listUsers'> = async (request) => {
+  const { users, page: pageMeta } = await request.server.services.auth.listUsers(request.query)
+  return page(request, users, pageMeta)
+}
+
+export const updateUser: OperationHandler<'updateUser'> = async (request) =>
+  success(request, await request.server.services.auth.setRole(request.principal!, request.params.id, request.body.role))

@@ -34,7 +34,8 @@ const ALGORITHM = 'HS256'
 export async function registerJwt(app: FastifyInstance, config: Pick<Config, 'jwtSecret' | 'jwtIssuer' | 'jwtAudience' | 'accessTokenTtlSeconds'>) {
   await app.register(fastifyJwt, {
     secret: config.jwtSecret,
-    sign: { algorithm: ALGORITHM, iss: config.jwtIssuer, aud: config.jwtAudience, expiresIn: config.accessTokenTtlSeconds * 1000 },
+    // @fastify/jwt reads a numeric expiresIn as seconds.
+    sign: { algorithm: ALGORITHM, iss: config.jwtIssuer, aud: config.jwtAudience, expiresIn: config.accessTokenTtlSeconds },
     // The algorithm is pinned: a token signed otherwise ("none" included) is refused.
     verify: { algorithms: [ALGORITHM], allowedIss: config.jwtIssuer, allowedAud: config.jwtAudience },
   })
@@ -49,7 +50,7 @@ function isClaims(value: unknown): value is AccessClaims {
   return typeof claims?.sub === 'string' && typeof claims.sid === 'string' && (claims.role === 'user' || claims.role === 'admin')
 }
 
-function readPrincipal(app: FastifyInstance, request: FastifyRequest): Principal | null {
+async function readPrincipal(app: FastifyInstance, request: FastifyRequest): Promise<Principal | null> {
   const header = request.headers.authorization
   if (header === undefined) return null
   const match = /^Bearer ([A-Za-z0-9_.-]{1,4096})$/.exec(header)
@@ -62,7 +63,8 @@ function readPrincipal(app: FastifyInstance, request: FastifyRequest): Principal
     throw unauthenticated('TOKEN_INVALID', 'The access token is not valid.')
   }
   if (!isClaims(claims)) throw unauthenticated('TOKEN_INVALID', 'The access token is not valid.')
-  return { userId: claims.sub, role: claims.role, sessionId: claims.sid }
+  // The signature proves who the caller was; the session says whether they still are, and their role now.
+  return app.services.auth.authenticate(claims)
 }
 
 /**
@@ -78,7 +80,7 @@ export function authorize(app: FastifyInstance, requirements: SecurityRequiremen
     if (!usesBearer) return
     // A token that is present but bad is refused even where anonymous access is allowed:
     // silently treating the caller as anonymous would hide an expired session from the client.
-    const principal = readPrincipal(app, request)
+    const principal = await readPrincipal(app, request)
     if (principal === null) {
       if (anonymousAllowed) return
       throw unauthenticated('UNAUTHENTICATED', 'Sign in: this operation needs a bearer access token.')

@@ -1,6 +1,7 @@
 // Every failure that reaches the service comes out in the envelope with a documented code.
 import t, { type Test } from 'tap'
 import { build } from '../helpers/build.ts'
+import { registerUser } from '../helpers/accounts.ts'
 import { signToken, unsignedToken } from '../helpers/tokens.ts'
 import { loadSpec } from '../../src/spec.ts'
 
@@ -113,8 +114,12 @@ t.test('authentication and roles', async (t) => {
   })
 
   t.test('a user on an admin operation → 403 FORBIDDEN', async (t) => {
-    const response = await app.inject({ method: 'GET', url: '/users', headers: { authorization: `Bearer ${signToken({ claims: { role: 'user' } })}` } })
-    assertEnvelope(t, response, 403, 'FORBIDDEN')
+    const user = await registerUser(app)
+    assertEnvelope(t, await app.inject({ method: 'GET', url: '/users', headers: user.auth }), 403, 'FORBIDDEN')
+  })
+
+  t.test('a well-signed token of a session that does not exist → 401 SESSION_REVOKED', async (t) => {
+    assertEnvelope(t, await me(`Bearer ${signToken()}`), 401, 'SESSION_REVOKED')
   })
 })
 

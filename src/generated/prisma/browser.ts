@@ -63,3 +63,8 @@ export type Image = Prisma.ImageModel
  * One rendition of a post's thumbnail; a post has one per produced width.
  */
 export type PostThumbnail = Prisma.PostThumbnailModel
+/**
+ * Model RateLimitCounter
+ * Rate-limit counters (login attempts per account and per address), shared by every instance.
+ */
+export type RateLimitCounter = Prisma.RateLimitCounterModel

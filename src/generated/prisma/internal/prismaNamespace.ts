@@ -405,7 +405,8 @@ export const ModelName = {
   PostCategory: 'PostCategory',
   Comment: 'Comment',
   Image: 'Image',
-  PostThumbnail: 'PostThumbnail'
+  PostThumbnail: 'PostThumbnail',
+  RateLimitCounter: 'RateLimitCounter'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -421,7 +422,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "session" | "refreshToken" | "category" | "post" | "postCategory" | "comment" | "image" | "postThumbnail"
+    modelProps: "user" | "session" | "refreshToken" | "category" | "post" | "postCategory" | "comment" | "image" | "postThumbnail" | "rateLimitCounter"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1091,6 +1092,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    RateLimitCounter: {
+      payload: Prisma.$RateLimitCounterPayload<ExtArgs>
+      fields: Prisma.RateLimitCounterFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RateLimitCounterFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RateLimitCounterFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>
+        }
+        findFirst: {
+          args: Prisma.RateLimitCounterFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RateLimitCounterFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>
+        }
+        findMany: {
+          args: Prisma.RateLimitCounterFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>[]
+        }
+        create: {
+          args: Prisma.RateLimitCounterCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>
+        }
+        createMany: {
+          args: Prisma.RateLimitCounterCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RateLimitCounterCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>[]
+        }
+        delete: {
+          args: Prisma.RateLimitCounterDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>
+        }
+        update: {
+          args: Prisma.RateLimitCounterUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>
+        }
+        deleteMany: {
+          args: Prisma.RateLimitCounterDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RateLimitCounterUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RateLimitCounterUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>[]
+        }
+        upsert: {
+          args: Prisma.RateLimitCounterUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>
+        }
+        aggregate: {
+          args: Prisma.RateLimitCounterAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRateLimitCounter>
+        }
+        groupBy: {
+          args: Prisma.RateLimitCounterGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RateLimitCounterGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RateLimitCounterCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RateLimitCounterCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1234,6 +1309,15 @@ export const PostThumbnailScalarFieldEnum = {
 } as const
 
 export type PostThumbnailScalarFieldEnum = (typeof PostThumbnailScalarFieldEnum)[keyof typeof PostThumbnailScalarFieldEnum]
+
+
+export const RateLimitCounterScalarFieldEnum = {
+  key: 'key',
+  count: 'count',
+  resetAt: 'resetAt'
+} as const
+
+export type RateLimitCounterScalarFieldEnum = (typeof RateLimitCounterScalarFieldEnum)[keyof typeof RateLimitCounterScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1530,6 +1614,7 @@ export type GlobalOmitConfig = {
   comment?: Prisma.CommentOmit
   image?: Prisma.ImageOmit
   postThumbnail?: Prisma.PostThumbnailOmit
+  rateLimitCounter?: Prisma.RateLimitCounterOmit
 }
 
 /* Types for Logging */

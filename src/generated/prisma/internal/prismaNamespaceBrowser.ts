@@ -59,7 +59,8 @@ export const ModelName = {
   PostCategory: 'PostCategory',
   Comment: 'Comment',
   Image: 'Image',
-  PostThumbnail: 'PostThumbnail'
+  PostThumbnail: 'PostThumbnail',
+  RateLimitCounter: 'RateLimitCounter'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -182,6 +183,15 @@ export const PostThumbnailScalarFieldEnum = {
 } as const
 
 export type PostThumbnailScalarFieldEnum = (typeof PostThumbnailScalarFieldEnum)[keyof typeof PostThumbnailScalarFieldEnum]
+
+
+export const RateLimitCounterScalarFieldEnum = {
+  key: 'key',
+  count: 'count',
+  resetAt: 'resetAt'
+} as const
+
+export type RateLimitCounterScalarFieldEnum = (typeof RateLimitCounterScalarFieldEnum)[keyof typeof RateLimitCounterScalarFieldEnum]
 
 
 export const SortOrder = {

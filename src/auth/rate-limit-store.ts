@@ -1,0 +1,38 @@
+// A @fastify/rate-limit store kept in the database, so a limit holds across every instance on
+// one Postgres. One atomic upsert per attempt: the window restarts when the previous one is over.
+import type { PrismaClient } from '../generated/prisma/client.ts'
+
+interface Counter {
+  current: number
+  ttl: number
+}
+type Callback = (error: Error | null, result?: Counter) => void
+
+export function makeRateLimitStore(prisma: PrismaClient) {
+  return class DatabaseRateLimitStore {
+    incr(key: string, callback: Callback, timeWindow: number) {
+      prisma.$queryRaw<{ count: number; ttl: number }[]>`
+        insert into rate_limit_counters (key, count, reset_at)
+        values (${key}, 1, now() + ${timeWindow} * interval '1 millisecond')
+        on conflict (key) do update set
+          count = case when rate_limit_counters.reset_at <= now() then 1 else rate_limit_counters.count + 1 end,
+          reset_at = case when rate_limit_counters.reset_at <= now() then excluded.reset_at else rate_limit_counters.reset_at end
+        returning count, ceil(extract(epoch from (reset_at - now())) * 1000)::int as ttl`
+        .then((rows) => callback(null, { current: rows[0]!.count, ttl: Math.max(0, rows[0]!.ttl) }))
+        .catch((error: Error) => callback(error))
+    }
+
+    read(key: string, callback: Callback) {
+      prisma.$queryRaw<{ count: number; ttl: number }[]>`
+        select count, ceil(extract(epoch from (reset_at - now())) * 1000)::int as ttl
+        from rate_limit_counters where key = ${key} and reset_at > now()`
+        .then((rows) => callback(null, rows[0] ? { current: rows[0].count, ttl: Math.max(0, rows[0].ttl) } : { current: 0, ttl: 0 }))
+        .catch((error: Error) => callback(error))
+    }
+
+    /** Every limiter shares the table; keys carry their own prefix. */
+    child() {
+      return this
+    }
+  }
+}

@@ -1,0 +1,32 @@
+// Opaque page cursors: base64url of the last row's sort key. A cursor that does not decode is a
+// 400 on /query/cursor, never a 500.
+import { ApiError } from './api-error.ts'
+
+/** The spec's `Limit` default; ajv fills it in, the types only know the parameter is optional. */
+export const DEFAULT_PAGE_LIMIT = 20
+
+export interface Position {
+  at: Date
+  id: string
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+export const encodeCursor = ({ at, id }: Position) => Buffer.from(`${at.toISOString()}|${id}`).toString('base64url')
+
+export function decodeCursor(cursor: string | undefined): Position | undefined {
+  if (cursor === undefined) return undefined
+  const [iso, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|')
+  const at = new Date(iso ?? '')
+  if (Number.isNaN(at.getTime()) || id === undefined || !UUID.test(id)) {
+    throw new ApiError(400, 'VALIDATION_FAILED', 'The cursor is not one this API issued.', [{ path: '/query/cursor', message: 'is not a valid cursor' }])
+  }
+  return { at, id }
+}
+
+/** Splits the `limit + 1` rows a query fetched into the page and the cursor of the next one. */
+export function pageOf<T>(rows: T[], limit: number, position: (row: T) => Position) {
+  const items = rows.slice(0, limit)
+  const last = items.at(-1)
+  return { items, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null }
+}
