@@ -10,7 +10,7 @@ if (existsSync('.env')) process.loadEnvFile('.env')
 const config = loadConfig()
 const database = await openDatabase(config)
 try {
-  const { applied } = await applyMigrations(database.adapterFactory)
+  const { applied } = await database.withMigrationLock(applyMigrations)
   console.log(applied.length === 0 ? 'No pending migrations.' : `Applied: ${applied.join(', ')}`)
 } finally {
   await database.close()

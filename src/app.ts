@@ -81,7 +81,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await database.close()
   })
   try {
-    const { applied } = await applyMigrations(database.adapterFactory)
+    const { applied } = await database.withMigrationLock(applyMigrations)
     app.log.info({ migrations: applied }, `database ready (${database.kind}); ${applied.length} migration(s) applied`)
     queue = await startQueue(database, config, app.log)
   } catch (error) {

@@ -14,6 +14,9 @@ export interface QueueSqlExecutor {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>
 }
 
+/** An arbitrary constant naming our migration lock among Postgres advisory locks. */
+const MIGRATION_LOCK_KEY = 727_274_001
+
 export type AdapterFactory = PrismaPg | PrismaPGlite
 
 export interface Database {
@@ -25,6 +28,11 @@ export interface Database {
   queueExecutor: QueueSqlExecutor | null
   /** A cheap round trip, used by GET /health. */
   ping(): Promise<void>
+  /**
+   * Runs `fn` (the migration engine) with an adapter factory of its own, while holding the
+   * database-wide migration lock, so instances that start together apply each migration once.
+   */
+  withMigrationLock<T>(fn: (adapterFactory: AdapterFactory) => Promise<T>): Promise<T>
   close(): Promise<void>
 }
 
@@ -58,6 +66,20 @@ async function openPostgres(config: Pick<Config, 'databaseUrl' | 'databasePoolMa
     queueExecutor: null,
     async ping() {
       await pool.query('select 1')
+    },
+    async withMigrationLock(fn) {
+      // A connection of its own, without the pool's query timeout: waiting for another
+      // instance's migrations is expected. The lock dies with the connection.
+      const client = new pg.Client({ connectionString: config.databaseUrl!, application_name: 'blog-api-migrations' })
+      await client.connect()
+      try {
+        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
+        // The engine takes session-level locks of its own; on a pooled connection they would
+        // outlive the run and block every other instance, so it gets connections it then closes.
+        return await fn(new PrismaPg({ connectionString: config.databaseUrl!, max: 2 }))
+      } finally {
+        await client.end()
+      }
     },
     close: once(async () => {
       await prisma.$disconnect()
@@ -97,6 +119,8 @@ async function openEmbedded(dataDir: string | null): Promise<Database> {
     async ping() {
       await pglite.query('select 1')
     },
+    // One process owns the embedded database: nobody to race with.
+    withMigrationLock: (fn) => fn(adapterFactory),
     close: once(async () => {
       await prisma.$disconnect()
       await pglite.close()

@@ -1,5 +1,5 @@
 // The migration runner on both supported databases: embedded PGlite and a real PostgreSQL.
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -18,6 +18,7 @@ import {
   type MigrationAdapterFactory,
   MigrationHistoryError,
 } from '../../src/db/migrations.ts'
+import { createScratchDatabase } from '../helpers/postgres.ts'
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url))
 const migrationsDir = path.join(projectRoot, 'prisma/migrations')
@@ -60,24 +61,12 @@ async function freshPglite(t: Test): Promise<Database> {
 
 /** A new, uniquely named database on the test server, dropped after the test. */
 async function freshPostgres(t: Test): Promise<Database> {
-  // Must fail, not skip, when Postgres is unreachable: CI has one.
-  const adminUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/postgres'
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  t.teardown(() => admin.end())
-
-  const database = `migrations_test_${randomUUID().replaceAll('-', '')}`
-  await admin.query(`CREATE DATABASE "${database}"`)
-  t.teardown(() => admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`))
-
-  const url = new URL(adminUrl)
-  url.pathname = `/${database}`
-  const client = new pg.Client({ connectionString: url.href })
+  const url = await createScratchDatabase(t, 'migrations_test')
+  const client = new pg.Client({ connectionString: url })
   await client.connect()
   t.teardown(() => client.end()) // teardowns run in reverse: closed before the drop
-
   const query: Query = async (sql) => (await client.query(sql)).rows
-  return { factory: new PrismaPg({ connectionString: url.href }), query }
+  return { factory: new PrismaPg({ connectionString: url }), query }
 }
 
 const databases = { PGlite: freshPglite, PostgreSQL: freshPostgres }

@@ -9,9 +9,8 @@ import { build } from '../helpers/build.ts'
 // still listed here, or listed nowhere, fails the test.
 const STILL_OPEN = [
   'createCategory', 'createComment', 'createPost', 'deleteCategory', 'deleteComment', 'deletePost',
-  'deletePostThumbnail', 'getCurrentUser', 'getImage', 'getPost', 'listCategories', 'listComments',
-  'listPosts', 'listUsers', 'login', 'logout', 'refreshSession', 'register', 'updateCategory',
-  'updateComment', 'updateCurrentUser', 'updatePost', 'updateUser', 'uploadPostThumbnail',
+  'deletePostThumbnail', 'getImage', 'getPost', 'listCategories', 'listComments',
+  'listPosts', 'updateCategory', 'updateComment', 'updatePost', 'uploadPostThumbnail',
 ]
 
 t.test('every operationId in the spec has a handler, and every handler an operation', async (t) => {

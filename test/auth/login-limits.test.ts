@@ -1,0 +1,54 @@
+// Failed logins past the limit get 429 with Retry-After, per account and per client address;
+// on Postgres the counters are shared by every instance.
+import t from 'tap'
+import { build, usingPostgres } from '../helpers/build.ts'
+import { login, registerUser, uniqueEmail } from '../helpers/accounts.ts'
+
+t.test('per account: failed attempts past the limit are refused, even with the right password', async (t) => {
+  const app = await build(t, { LOGIN_LIMIT_PER_ACCOUNT: '3', LOGIN_LIMIT_PER_ADDRESS: '1000' })
+  const user = await registerUser(app)
+  for (let attempt = 1; attempt <= 3; attempt++) t.equal((await login(app, user.email, 'wrong password')).statusCode, 401, `failure ${attempt}`)
+  const limited = await login(app, user.email, user.password)
+  t.equal(limited.statusCode, 429)
+  t.equal(limited.json().error.code, 'RATE_LIMITED')
+  t.ok(Number(limited.headers['retry-after']) > 0, 'Retry-After')
+  t.equal(limited.headers['ratelimit-limit'], '3')
+  t.equal(limited.headers['ratelimit-remaining'], '0')
+  const otherUser = await registerUser(app)
+  t.equal((await login(app, otherUser.email, otherUser.password)).statusCode, 200, 'other accounts are not affected')
+})
+
+t.test('per address: every attempt counts', async (t) => {
+  const app = await build(t, { LOGIN_LIMIT_PER_ADDRESS: '4', LOGIN_LIMIT_PER_ACCOUNT: '1000' })
+  const from = (remoteAddress: string, email: string) => app.inject({ method: 'POST', url: '/login', remoteAddress, payload: { email, password: 'whatever password' } })
+  const address = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.7`
+  for (let attempt = 1; attempt <= 4; attempt++) t.equal((await from(address, uniqueEmail())).statusCode, 401)
+  const limited = await from(address, uniqueEmail())
+  t.equal(limited.statusCode, 429)
+  t.ok(Number(limited.headers['retry-after']) > 0)
+  t.equal((await from('10.254.254.254', uniqueEmail())).statusCode, 401, 'another address is not affected')
+})
+
+t.test('registrations per address', async (t) => {
+  const app = await build(t, { REGISTER_LIMIT_PER_ADDRESS: '2' })
+  const remoteAddress = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.9`
+  const register = () => app.inject({ method: 'POST', url: '/register', remoteAddress, payload: { email: uniqueEmail(), password: 'long enough password', name: 'R' } })
+  t.equal((await register()).statusCode, 201)
+  t.equal((await register()).statusCode, 201)
+  const limited = await register()
+  t.equal(limited.statusCode, 429)
+  t.equal(limited.json().error.code, 'RATE_LIMITED')
+  t.ok(Number(limited.headers['retry-after']) > 0)
+})
+
+t.test('two instances on one database share the limit', { skip: usingPostgres ? false : 'needs PostgreSQL: the embedded database belongs to one process (set DATABASE_URL)' }, async (t) => {
+  const env = { LOGIN_LIMIT_PER_ACCOUNT: '4', LOGIN_LIMIT_PER_ADDRESS: '1000' }
+  const [one, two] = [await build(t, env), await build(t, env)]
+  const user = await registerUser(one)
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    const instance = attempt % 2 === 0 ? two : one
+    t.equal((await login(instance, user.email, 'wrong password')).statusCode, 401, `failure ${attempt} on instance ${attempt % 2 === 0 ? 2 : 1}`)
+  }
+  t.equal((await login(one, user.email, user.password)).statusCode, 429, 'refused on instance 1')
+  t.equal((await login(two, user.email, user.password)).statusCode, 429, 'and on instance 2')
+})
