@@ -16,6 +16,8 @@ import { registerOperations } from './http/routes.ts'
 import type { HandlerMap } from './http/operations.ts'
 import { registerJwt } from './http/security.ts'
 import { makeValidatorCompiler } from './http/validation.ts'
+import { startJobs, type Jobs, type JobsOptions } from './jobs/index.ts'
+import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
 import { startQueue, type Queue } from './queue/queue.ts'
 import { loadSpec } from './spec.ts'
 
@@ -61,6 +63,8 @@ export function fastifyOptions(config: Config): FastifyServerOptions {
 export interface AppOptions {
   /** Replaces handlers by operationId; tests use it to reach failures no real input can cause. */
   handlers?: Partial<HandlerMap>
+  /** Polling and retry pace of the background jobs (tests shorten them). */
+  jobs?: JobsOptions
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -75,15 +79,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const database = await openDatabase(config)
   let queue: Queue | undefined
-  // One hook closes everything in order: the queue's workers first, then the database under them.
+  let jobs: Jobs | undefined
+  // One hook closes everything in order: the queue (waiting for running jobs), the jobs' mailer,
+  // then the database under them.
   app.addHook('onClose', async () => {
     await queue?.stop()
+    await jobs?.stop()
     await database.close()
   })
   try {
     const { applied } = await database.withMigrationLock(applyMigrations)
     app.log.info({ migrations: applied }, `database ready (${database.kind}); ${applied.length} migration(s) applied`)
     queue = await startQueue(database, config, app.log)
+    jobs = await startJobs({ queue, config }, app.log, options.jobs)
   } catch (error) {
     await app.close()
     throw error
@@ -93,7 +101,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     store: makeAccountStore(database.prisma),
     config,
     signAccessToken: (claims) => app.jwt.sign(claims),
-    onRegistered: async () => {},
+    onRegistered: (user, sql) =>
+      enqueueWelcomeEmail(queue!.boss, { userId: user.id, email: user.email, name: user.name }, { executeSql: sql }),
   })
   if (config.adminEmail !== null) await auth.ensureAdmin(config.adminEmail, config.adminPassword)
   const loginLimits = await makeLoginLimits(app, database.prisma, config)

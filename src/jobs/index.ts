@@ -1,0 +1,44 @@
+// Starts the background jobs on the app's queue: the queues they need, the mailer, the workers.
+// buildApp calls it once the queue has started; stop() is called on close.
+import type PgBoss from 'pg-boss'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from '../config.ts'
+import { createMailer, type Mailer } from '../mail/mailer.ts'
+import type { Queue } from '../queue/queue.ts'
+import { createWelcomeEmailQueue, startWelcomeEmailWorker, WELCOME_EMAIL_QUEUE } from './welcome-email.ts'
+
+export interface JobsOptions {
+  pollingIntervalSeconds?: number
+  retryDelaySeconds?: number
+}
+
+export interface Jobs {
+  mailer: Mailer
+  /** Stops the workers and closes the mailer; safe to call twice and after the queue stopped. */
+  stop(): Promise<void>
+}
+
+/** Creates the queues the jobs need, the mailer, and the workers. Call once, after the queue started. */
+export async function startJobs(
+  services: { queue: Queue; config: Config },
+  log: FastifyBaseLogger,
+  options: JobsOptions = {},
+): Promise<Jobs> {
+  return start(services.queue.boss, services.config, log, options)
+}
+
+async function start(boss: PgBoss, config: Config, log: FastifyBaseLogger, options: JobsOptions): Promise<Jobs> {
+  await createWelcomeEmailQueue(boss, options)
+  const mailer = createMailer(config, log)
+  await startWelcomeEmailWorker(boss, mailer, log, options)
+  let stopping: Promise<void> | undefined
+  return {
+    mailer,
+    stop: () =>
+      (stopping ??= (async () => {
+        // A no-op once the queue has stopped, which already stopped (and waited for) its workers.
+        await boss.offWork(WELCOME_EMAIL_QUEUE)
+        await mailer.close()
+      })()),
+  }
+}
