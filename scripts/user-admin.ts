@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs'
 import { makeAccountStore } from '../src/auth/account-store.ts'
 import { makeAuthService } from '../src/auth/auth-service.ts'
+import { makePasswordHasher } from '../src/auth/passwords.ts'
 import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
 
@@ -24,9 +25,11 @@ try {
   process.exit(1)
 }
 const database = await openDatabase(config)
+const passwords = makePasswordHasher(config.bcryptCost)
 try {
   const auth = makeAuthService({
     store: makeAccountStore(database.prisma),
+    passwords,
     config,
     // Promotion starts no session and registers nobody.
     signAccessToken: () => {
@@ -39,8 +42,8 @@ try {
   console.log(created ? `Created admin ${email}.` : `${email} is an admin.`)
 } catch (error) {
   console.error(error instanceof Error ? error.message : error)
-  await database.close()
+  await Promise.all([database.close(), passwords.close()])
   // Explicitly: PGlite's shutdown resets process.exitCode.
   process.exit(1)
 }
-await database.close()
+await Promise.all([database.close(), passwords.close()])

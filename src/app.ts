@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { makeAccountStore } from './auth/account-store.ts'
 import { makeAuthService, type AuthService } from './auth/auth-service.ts'
 import { makeLoginLimits, type LoginLimits } from './auth/login-limits.ts'
+import { makePasswordHasher } from './auth/passwords.ts'
 import type { Config } from './config.ts'
 import { openDatabase, type Database } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'
@@ -97,8 +98,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     throw error
   }
   await registerJwt(app, config)
+  const passwords = makePasswordHasher(config.bcryptCost)
+  app.addHook('onClose', () => passwords.close())
   const auth = makeAuthService({
     store: makeAccountStore(database.prisma),
+    passwords,
     config,
     signAccessToken: (claims) => app.jwt.sign(claims),
     onRegistered: (user, sql) =>

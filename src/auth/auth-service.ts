@@ -9,14 +9,15 @@ import { ApiError } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { AccessClaims, Principal } from '../http/security.ts'
 import { isUniqueViolation, type AccountStore, type TransactionSql, type UserRecord } from './account-store.ts'
-import { hashPassword, makeDecoyHash, passwordTooLong, verifyPassword } from './passwords.ts'
+import { passwordTooLong, type PasswordHasher } from './passwords.ts'
 
 type User = components['schemas']['User']
 type TokenPair = components['schemas']['TokenPair']
 
 export interface AuthServiceOptions {
   store: AccountStore
-  config: Pick<Config, 'bcryptCost' | 'accessTokenTtlSeconds' | 'refreshTokenTtlDays'>
+  passwords: PasswordHasher
+  config: Pick<Config, 'accessTokenTtlSeconds' | 'refreshTokenTtlDays'>
   signAccessToken: (claims: AccessClaims) => string
   /** Enqueues the welcome mail inside the registration's transaction. */
   onRegistered: (user: UserRecord, sql: TransactionSql) => Promise<void>
@@ -46,8 +47,7 @@ function passwordTooLongError() {
   ])
 }
 
-export function makeAuthService({ store, config, signAccessToken, onRegistered }: AuthServiceOptions) {
-  const decoyHash = makeDecoyHash(config.bcryptCost)
+export function makeAuthService({ store, passwords, config, signAccessToken, onRegistered }: AuthServiceOptions) {
   const refreshExpiry = () => new Date(Date.now() + config.refreshTokenTtlDays * 86_400_000)
   const newRefreshToken = () => randomBytes(32).toString('base64url')
 
@@ -69,7 +69,7 @@ export function makeAuthService({ store, config, signAccessToken, onRegistered }
     async register(input: { email: string; password: string; name: string }): Promise<TokenPair> {
       if (passwordTooLong(input.password)) throw passwordTooLongError()
       const email = normaliseEmail(input.email)
-      const passwordHash = await hashPassword(input.password, config.bcryptCost)
+      const passwordHash = await passwords.hash(input.password)
       const refreshToken = newRefreshToken()
       try {
         const { user, sessionId } = await store.createUserWithSession(
@@ -88,7 +88,7 @@ export function makeAuthService({ store, config, signAccessToken, onRegistered }
     async login(input: { email: string; password: string }): Promise<TokenPair | null> {
       const user = await store.findUserByEmail(normaliseEmail(input.email))
       // Unknown email: compare against a decoy so both failures cost the same bcrypt time.
-      const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash()))
+      const matches = await passwords.verify(input.password, user?.passwordHash ?? (await passwords.decoyHash()))
       if (!user || !matches) return null
       return startSession(user)
     },
@@ -136,12 +136,12 @@ export function makeAuthService({ store, config, signAccessToken, onRegistered }
       let passwordHash: string | undefined
       if (input.password !== undefined) {
         if (passwordTooLong(input.password)) throw passwordTooLongError()
-        if (!(await verifyPassword(input.currentPassword ?? '', user.passwordHash))) {
+        if (!(await passwords.verify(input.currentPassword ?? '', user.passwordHash))) {
           throw new ApiError(403, 'CURRENT_PASSWORD_INCORRECT', 'The current password is wrong.', [
             { path: '/body/currentPassword', message: 'does not match the current password' },
           ])
         }
-        passwordHash = await hashPassword(input.password, config.bcryptCost)
+        passwordHash = await passwords.hash(input.password)
       }
       const updated = await store.updateUser(user.id, { name: input.name?.trim(), passwordHash })
       // Whoever else held this account's sessions may have known the old password.
@@ -175,7 +175,7 @@ export function makeAuthService({ store, config, signAccessToken, onRegistered }
         return { created: false }
       }
       if (password === null) throw new Error(`No account with the email ${email}; register it first, or give a password to create it.`)
-      await store.createAdmin(normaliseEmail(email), 'Administrator', await hashPassword(password, config.bcryptCost))
+      await store.createAdmin(normaliseEmail(email), 'Administrator', await passwords.hash(password))
       return { created: true }
     },
   }
