@@ -22,12 +22,17 @@ t.test(`starts, answers, stops with exit code 0, and starts again on the same da
   const ping = await fetch(`${first.url}/ping`)
   t.equal(ping.status, 200)
   t.match(await ping.json(), { data: { status: 'ok' }, error: null, meta: { requestId: String } })
+  const account = { email: `restart-${Date.now()}@example.com`, password: 'survives a restart' }
+  const registered = await fetch(`${first.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...account, name: 'Restart' }) })
+  t.equal(registered.status, 201)
   first.child.kill('SIGTERM')
   t.equal(await first.exit, 0, 'SIGTERM ends the process cleanly')
 
   const second = await startServer(env)
   t.same(migrationsApplied(second.logs), [], 'the database was kept: nothing left to migrate')
   t.equal((await fetch(`${second.url}/health`)).status, 200)
+  const signedIn = await fetch(`${second.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) })
+  t.equal(signedIn.status, 200, 'the account written before the restart is there after it')
   second.child.kill('SIGINT')
   t.equal(await second.exit, 0, 'SIGINT too')
 })
