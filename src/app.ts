@@ -7,6 +7,9 @@ import { makeAuthService, type AuthService } from './auth/auth-service.ts'
 import { makeLoginLimits, type LoginLimits } from './auth/login-limits.ts'
 import { makePasswordHasher } from './auth/passwords.ts'
 import type { Config } from './config.ts'
+import { makeCategoryService, type CategoryService } from './content/categories.ts'
+import { makeCommentService, type CommentService } from './content/comments.ts'
+import { makePostService, type PostService } from './content/posts.ts'
 import { openDatabase, type Database } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'
 import { handlers } from './handlers/index.ts'
@@ -29,6 +32,9 @@ export interface Services {
   version: string
   auth: AuthService
   loginLimits: LoginLimits
+  posts: PostService
+  categories: CategoryService
+  comments: CommentService
 }
 
 declare module 'fastify' {
@@ -110,7 +116,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   })
   if (config.adminEmail !== null) await auth.ensureAdmin(config.adminEmail, config.adminPassword)
   const loginLimits = await makeLoginLimits(app, database.prisma, config)
-  app.decorate('services', { config, database, queue, version: spec.info.version, auth, loginLimits })
+  const posts = makePostService(database.prisma)
+  const categories = makeCategoryService(database.prisma)
+  await categories.ensureDefault()
+  const comments = makeCommentService(database.prisma, posts)
+  app.decorate('services', { config, database, queue, version: spec.info.version, auth, loginLimits, posts, categories, comments })
   await registerDocs(app, spec)
   await registerOperations(app, spec, { ...handlers, ...options.handlers } as HandlerMap)
   await app.ready()
