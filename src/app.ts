@@ -21,6 +21,7 @@ import type { HandlerMap } from './http/operations.ts'
 import { registerJwt } from './http/security.ts'
 import { makeValidatorCompiler } from './http/validation.ts'
 import { startJobs, type Jobs, type JobsOptions } from './jobs/index.ts'
+import { enqueuePublication } from './jobs/publish-post.ts'
 import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
 import { startQueue, type Queue } from './queue/queue.ts'
 import { loadSpec } from './spec.ts'
@@ -98,7 +99,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     const { applied } = await database.withMigrationLock(applyMigrations)
     app.log.info({ migrations: applied }, `database ready (${database.kind}); ${applied.length} migration(s) applied`)
     queue = await startQueue(database, config, app.log)
-    jobs = await startJobs({ queue, config }, app.log, options.jobs)
+    jobs = await startJobs({ queue, config, publishIfDue: (id) => app.services.posts.publishIfDue(id) }, app.log, options.jobs)
   } catch (error) {
     await app.close()
     throw error
@@ -116,7 +117,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   })
   if (config.adminEmail !== null) await auth.ensureAdmin(config.adminEmail, config.adminPassword)
   const loginLimits = await makeLoginLimits(app, database.prisma, config)
-  const posts = makePostService(database.prisma)
+  const posts = makePostService(database.prisma, (postId, at, sql) => enqueuePublication(queue!.boss, postId, at, { executeSql: sql }))
   const categories = makeCategoryService(database.prisma)
   await categories.ensureDefault()
   const comments = makeCommentService(database.prisma, posts)

@@ -1,17 +1,154 @@
-// Posts. (Being implemented: see issue 4.)
+// Posts: who may see and change them, status and scheduling rules, optimistic concurrency.
+import type { components } from '../generated/api.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
-import { notFound } from '../http/api-error.ts'
+import type { PostStatus } from '../generated/prisma/enums.ts'
+import { ApiError, notFound } from '../http/api-error.ts'
+import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { Principal } from '../http/security.ts'
-import { canSee } from './visibility.ts'
+import { makePostStore, type PostRecord, type Tx } from './post-store.ts'
+import { deriveExcerpt, etagOf, toPost, type Post } from './post-view.ts'
+import { canEdit, canSee } from './visibility.ts'
 
-export function makePostService(prisma: PrismaClient) {
+type CreatePost = components['schemas']['CreatePostRequest']
+type UpdatePost = components['schemas']['UpdatePostRequest']
+/** Runs SQL in the write's transaction: scheduled publications are enqueued atomically with it. */
+export type SchedulePublication = (postId: string, at: Date, sql: (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>) => Promise<void>
+
+const postNotFound = () => notFound('POST_NOT_FOUND', 'Post')
+const invalid = (path: string, message: string) => new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [{ path, message }])
+
+/** The post's ETag must match `If-Match` (when sent), or the caller edits a version they never saw. */
+function checkIfMatch(ifMatch: string | undefined, current: Post) {
+  if (ifMatch === undefined || ifMatch.trim() === '*') return
+  const tags = ifMatch.split(',').map((tag) => tag.trim())
+  if (!tags.includes(etagOf(current))) {
+    throw new ApiError(412, 'PRECONDITION_FAILED', 'The post changed since you read it; read it again and retry.')
+  }
+}
+
+function futureDate(value: string | undefined | null, path: string): Date {
+  const date = value ? new Date(value) : null
+  if (!date || date.getTime() <= Date.now()) throw invalid(path, 'must be a time in the future to schedule the post')
+  return date
+}
+
+export function makePostService(prisma: PrismaClient, schedulePublication: SchedulePublication) {
+  const store = makePostStore(prisma)
+  const sqlIn = (tx: Tx) => async (text: string, values: unknown[] = []) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(text, ...values) })
+
+  /** The category ids to file a post under: the default category when none are given; 422 on unknown ones. */
+  async function resolveCategories(tx: Tx, ids: string[] | undefined): Promise<string[]> {
+    if (!ids || ids.length === 0) return [await store.defaultCategoryId(tx)]
+    const existing = await store.existingCategoryIds(tx, ids)
+    const unknown = ids.findIndex((id) => !existing.has(id))
+    if (unknown !== -1) {
+      throw new ApiError(422, 'CATEGORY_NOT_FOUND', 'A category of the post does not exist.', [{ path: `/body/categoryIds/${unknown}`, message: 'is not a category' }])
+    }
+    return ids
+  }
+
+  /** Loads and locks a post the caller may change, in the order of refusals the spec gives. */
+  async function lockEditable(tx: Tx, principal: Principal, id: string, ifMatch: string | undefined): Promise<PostRecord> {
+    if (!(await store.lock(tx, id))) throw postNotFound()
+    const post = (await store.find(id, tx))!
+    if (!canSee(principal, post)) throw postNotFound()
+    if (!canEdit(principal, post)) throw new ApiError(403, 'FORBIDDEN', 'Only the author and admins may change this post.')
+    checkIfMatch(ifMatch, toPost(post))
+    return post
+  }
+
   return {
+    async create(principal: Principal, input: CreatePost): Promise<Post> {
+      const status: PostStatus = input.status ?? 'draft'
+      const publishedAt = status === 'scheduled' ? futureDate(input.publishedAt, '/body/publishedAt') : status === 'published' ? new Date() : null
+      const id = await store.transaction(async (tx) => {
+        const categoryIds = await resolveCategories(tx, input.categoryIds)
+        const post = await tx.post.create({
+          data: {
+            authorId: principal.userId,
+            title: input.title,
+            body: input.body,
+            excerpt: input.excerpt ?? deriveExcerpt(input.body),
+            status,
+            publishedAt,
+            categories: { create: categoryIds.map((categoryId) => ({ categoryId })) },
+          },
+          select: { id: true },
+        })
+        await store.reindex(tx, post.id)
+        if (status === 'scheduled') await schedulePublication(post.id, publishedAt!, sqlIn(tx))
+        return post.id
+      })
+      return toPost((await store.find(id))!)
+    },
+
+    async get(principal: Principal | null, id: string): Promise<Post> {
+      const post = await store.find(id)
+      if (!post || !canSee(principal, post)) throw postNotFound()
+      return toPost(post)
+    },
+
     /** The post's owner and status, or 404 POST_NOT_FOUND when it does not exist for this caller. */
     async findVisible(principal: Principal | null, id: string) {
       const post = await prisma.post.findUnique({ where: { id }, select: { id: true, authorId: true, status: true } })
-      if (!post || !canSee(principal, post)) throw notFound('POST_NOT_FOUND', 'Post')
+      if (!post || !canSee(principal, post)) throw postNotFound()
       return post
     },
+
+    async update(principal: Principal, id: string, input: UpdatePost, ifMatch: string | undefined): Promise<Post> {
+      await store.transaction(async (tx) => {
+        const current = await lockEditable(tx, principal, id, ifMatch)
+        const status = input.status ?? current.status
+        let publishedAt: Date | null
+        if (status === 'scheduled') {
+          const keep = input.publishedAt === undefined && current.status === 'scheduled'
+          publishedAt = futureDate(keep ? current.publishedAt?.toISOString() : input.publishedAt, '/body/publishedAt')
+        } else {
+          if (input.publishedAt !== undefined) throw invalid('/body/publishedAt', 'is accepted only when the post ends up scheduled')
+          publishedAt = status === 'draft' ? null : current.status === 'published' ? current.publishedAt : new Date()
+        }
+        const body = input.body ?? current.body
+        const excerpt = input.excerpt ?? (input.body !== undefined ? deriveExcerpt(body) : current.excerpt)
+        await tx.post.update({ where: { id }, data: { title: input.title, body, excerpt, status, publishedAt } })
+        if (input.categoryIds !== undefined) {
+          const categoryIds = await resolveCategories(tx, input.categoryIds)
+          await tx.postCategory.deleteMany({ where: { postId: id } })
+          await tx.postCategory.createMany({ data: categoryIds.map((categoryId) => ({ postId: id, categoryId })) })
+        }
+        if (input.title !== undefined || input.body !== undefined) await store.reindex(tx, id)
+        const rescheduled = status === 'scheduled' && publishedAt!.getTime() !== current.publishedAt?.getTime()
+        if (rescheduled) await schedulePublication(id, publishedAt!, sqlIn(tx))
+      })
+      return toPost((await store.find(id))!)
+    },
+
+    async remove(principal: Principal, id: string, ifMatch: string | undefined): Promise<void> {
+      await store.transaction(async (tx) => {
+        await lockEditable(tx, principal, id, ifMatch)
+        await tx.post.delete({ where: { id } })
+      })
+    },
+
+    async list(principal: Principal | null, query: { limit?: number; cursor?: string; category?: string; author?: string; status?: PostStatus; q?: string }) {
+      const limit = query.limit ?? DEFAULT_PAGE_LIMIT
+      const status = query.status ?? 'published'
+      const empty = { posts: [], page: { limit, nextCursor: null } }
+      // Unpublished posts: admins see all, other users their own, anonymous callers none.
+      let authorId = query.author
+      if (status !== 'published' && principal?.role !== 'admin') {
+        if (!principal || (authorId !== undefined && authorId !== principal.userId)) return empty
+        authorId = principal.userId
+      }
+      const categoryId = query.category === undefined ? undefined : await store.categoryIdOf(query.category)
+      if (categoryId === null) return empty
+      const after = decodeCursor(query.cursor)
+      const rows = await store.list({ status, authorId, categoryId, search: query.q, after, limit })
+      const sortKey = (post: PostRecord) => ({ at: status === 'draft' ? post.createdAt : post.publishedAt!, id: post.id })
+      const { items, nextCursor } = pageOf(rows, limit, sortKey)
+      return { posts: items.map(toPost), page: { limit, nextCursor } }
+    },
+
+    publishIfDue: (id: string) => store.publishIfDue(id),
   }
 }
 

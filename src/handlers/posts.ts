@@ -1,8 +1,39 @@
 // Tag `posts`.
-import { notImplemented } from '../http/not-implemented.ts'
+import { page, success } from '../http/envelope.ts'
+import type { OperationHandler } from '../http/operations.ts'
+import { etagOf } from '../content/post-view.ts'
 
-export const listPosts = notImplemented('listPosts')
-export const createPost = notImplemented('createPost')
-export const getPost = notImplemented('getPost')
-export const updatePost = notImplemented('updatePost')
-export const deletePost = notImplemented('deletePost')
+export const listPosts: OperationHandler<'listPosts'> = async (request) => {
+  const { posts, page: pageMeta } = await request.server.services.posts.list(request.principal, request.query)
+  return page(request, posts, pageMeta)
+}
+
+export const createPost: OperationHandler<'createPost'> = async (request, reply) => {
+  const post = await request.server.services.posts.create(request.principal!, request.body)
+  reply.code(201).header('etag', etagOf(post))
+  return success(request, post)
+}
+
+export const getPost: OperationHandler<'getPost'> = async (request, reply) => {
+  const post = await request.server.services.posts.get(request.principal, request.params.id)
+  const etag = etagOf(post)
+  reply.header('etag', etag)
+  const ifNoneMatch = request.headers['if-none-match']
+  if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
+    reply.code(304)
+    return undefined
+  }
+  return success(request, post)
+}
+
+export const updatePost: OperationHandler<'updatePost'> = async (request, reply) => {
+  const post = await request.server.services.posts.update(request.principal!, request.params.id, request.body, request.headers['if-match'])
+  reply.header('etag', etagOf(post))
+  return success(request, post)
+}
+
+export const deletePost: OperationHandler<'deletePost'> = async (request, reply) => {
+  await request.server.services.posts.remove(request.principal!, request.params.id, request.headers['if-match'])
+  reply.code(204)
+  return undefined
+}

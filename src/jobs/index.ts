@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.ts'
 import { createMailer, type Mailer } from '../mail/mailer.ts'
 import type { Queue } from '../queue/queue.ts'
+import { createPublishPostQueue, PUBLISH_POST_QUEUE, startPublishPostWorker } from './publish-post.ts'
 import { createWelcomeEmailQueue, startWelcomeEmailWorker, WELCOME_EMAIL_QUEUE } from './welcome-email.ts'
 
 export interface JobsOptions {
@@ -20,11 +21,14 @@ export interface Jobs {
 
 /** Creates the queues the jobs need, the mailer, and the workers. Call once, after the queue started. */
 export async function startJobs(
-  services: { queue: Queue; config: Config },
+  services: { queue: Queue; config: Config; publishIfDue: (postId: string) => Promise<boolean> },
   log: FastifyBaseLogger,
   options: JobsOptions = {},
 ): Promise<Jobs> {
-  return start(services.queue.boss, services.config, log, options)
+  const { boss } = services.queue
+  await createPublishPostQueue(boss)
+  await startPublishPostWorker(boss, services.publishIfDue, log, options)
+  return start(boss, services.config, log, options)
 }
 
 async function start(boss: PgBoss, config: Config, log: FastifyBaseLogger, options: JobsOptions): Promise<Jobs> {
@@ -38,6 +42,7 @@ async function start(boss: PgBoss, config: Config, log: FastifyBaseLogger, optio
       (stopping ??= (async () => {
         // A no-op once the queue has stopped, which already stopped (and waited for) its workers.
         await boss.offWork(WELCOME_EMAIL_QUEUE)
+        await boss.offWork(PUBLISH_POST_QUEUE)
         await mailer.close()
       })()),
   }

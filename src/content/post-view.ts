@@ -1,0 +1,47 @@
+// How a post looks on the wire, its ETag, and its derived excerpt.
+import { createHash } from 'node:crypto'
+import type { components } from '../generated/api.ts'
+import type { PostRecord } from './post-store.ts'
+
+export type Post = components['schemas']['Post']
+type ImageType = components['schemas']['ThumbnailSize']['contentType']
+
+export function toPost(post: PostRecord): Post {
+  const sizes = post.thumbnail
+    .map(({ image }) => ({ width: image.width, height: image.height, url: `/images/${image.key}`, contentType: image.contentType as ImageType }))
+    .sort((a, b) => a.width - b.width)
+  return {
+    id: post.id,
+    title: post.title,
+    body: post.body,
+    excerpt: post.excerpt,
+    status: post.status,
+    publishedAt: post.publishedAt?.toISOString() ?? null,
+    author: post.author,
+    categories: post.categories.map(({ category }) => category).sort((a, b) => a.slug.localeCompare(b.slug)),
+    thumbnail: sizes.length > 0 ? { sizes } : null,
+    commentCount: post.commentCount,
+    createdAt: post.createdAt.toISOString(),
+    updatedAt: post.updatedAt.toISOString(),
+  }
+}
+
+/** A strong ETag over everything the client sees: any change to the representation changes it. */
+export const etagOf = (post: Post) => `"${createHash('sha256').update(JSON.stringify(post)).digest('base64url').slice(0, 32)}"`
+
+const EXCERPT_LENGTH = 280
+
+/** The first words of the body as plain text: Markdown syntax removed, cut at a word boundary. */
+export function deriveExcerpt(markdown: string): string {
+  const text = markdown
+    .replace(/```[\s\S]*?```/g, ' ')
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
+    .replace(/[*_`~]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+  if (text.length <= EXCERPT_LENGTH) return text
+  const cut = text.slice(0, EXCERPT_LENGTH)
+  return `${cut.slice(0, cut.lastIndexOf(' ') > 0 ? cut.lastIndexOf(' ') : EXCERPT_LENGTH)}…`
+}
