@@ -1,16 +1,84 @@
 // Categories: admin-managed labels with unique slugs; one is the default, given to posts filed nowhere.
-// (Being implemented: see issue 4.)
+import type { components } from '../generated/api.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
+import { isMissingRecord, isUniqueViolation } from '../db/errors.ts'
+import { ApiError, notFound } from '../http/api-error.ts'
+import { DEFAULT_PAGE_LIMIT, decodeKeyCursor, keyPageOf } from '../http/cursor.ts'
+import { makeCategoryStore, type CategoryRecord } from './category-store.ts'
+import { SLUG_PATTERN, slugify } from './slug.ts'
+
+type Category = components['schemas']['Category']
+
+export const toCategory = (category: CategoryRecord): Category => ({
+  id: category.id,
+  name: category.name,
+  slug: category.slug,
+  isDefault: category.isDefault,
+  createdAt: category.createdAt.toISOString(),
+  updatedAt: category.updatedAt.toISOString(),
+})
+
+const invalid = (path: string, message: string) => new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [{ path, message }])
+const slugTaken = () => new ApiError(409, 'CATEGORY_SLUG_TAKEN', 'Another category has this slug.', [{ path: '/body/slug', message: 'Another category has this slug.' }])
+const categoryNotFound = () => notFound('CATEGORY_NOT_FOUND', 'Category')
+
+/** Names are shown as given, minus surrounding blanks; a name of blanks only names nothing. */
+function cleanName(name: string): string {
+  const trimmed = name.trim()
+  if (trimmed === '') throw invalid('/body/name', 'must not be blank')
+  return trimmed
+}
+
+/** A slug taken by another category is a 409 whether it was sent or derived, never a 500. */
+async function slugChecked<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write
+  } catch (error) {
+    if (isUniqueViolation(error)) throw slugTaken()
+    throw error
+  }
+}
 
 export function makeCategoryService(prisma: PrismaClient) {
+  const store = makeCategoryStore(prisma)
   return {
-    /** Creates the default category when there is none; idempotent, safe for instances starting together. */
+    /**
+     * Creates the default category when there is none; idempotent, safe for instances starting
+     * together. It looks for *a* default, not for its slug: an admin may have renamed it.
+     */
     async ensureDefault(): Promise<void> {
-      await prisma.category.upsert({
-        where: { slug: 'uncategorized' },
-        create: { name: 'Uncategorized', slug: 'uncategorized', isDefault: true },
-        update: {},
-      })
+      if (!(await store.hasDefault())) await store.upsertDefault('Uncategorized', 'uncategorized')
+    },
+
+    async list(query: { limit?: number; cursor?: string }) {
+      const limit = query.limit ?? DEFAULT_PAGE_LIMIT
+      const rows = await store.list({ limit, afterSlug: decodeKeyCursor(query.cursor, SLUG_PATTERN) })
+      const { items, nextCursor } = keyPageOf(rows, limit, (category) => category.slug)
+      return { categories: items.map(toCategory), page: { limit, nextCursor } }
+    },
+
+    async create(input: { name: string; slug?: string }): Promise<Category> {
+      const name = cleanName(input.name)
+      const slug = input.slug ?? slugify(name)
+      if (slug === '') throw invalid('/body/slug', 'cannot be derived from the name (no ASCII letters or digits); send one')
+      return toCategory(await slugChecked(store.create({ name, slug })))
+    },
+
+    /** Renaming keeps the slug: links to /categories/<slug> filters must not break on a typo fix. */
+    async update(id: string, input: { name?: string; slug?: string }): Promise<Category> {
+      const name = input.name === undefined ? undefined : cleanName(input.name)
+      try {
+        return toCategory(await slugChecked(store.update(id, { name, slug: input.slug })))
+      } catch (error) {
+        if (isMissingRecord(error)) throw categoryNotFound()
+        throw error
+      }
+    },
+
+    async remove(id: string): Promise<void> {
+      const outcome = await store.remove(id)
+      if (outcome === 'missing') throw categoryNotFound()
+      if (outcome === 'default') throw new ApiError(409, 'CATEGORY_IS_DEFAULT', 'The default category cannot be deleted.')
     },
   }
 }

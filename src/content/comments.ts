@@ -1,12 +1,97 @@
 // Comments on published posts, one level of replies, the post's comment count kept exact.
-// (Being implemented: see issue 4.)
+import type { components } from '../generated/api.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
+import { isMissingRecord } from '../db/errors.ts'
+import { ApiError, notFound } from '../http/api-error.ts'
+import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
+import type { Principal } from '../http/security.ts'
+import { makeCommentStore, type CommentRecord } from './comment-store.ts'
 import type { PostService } from './posts.ts'
+import { canEdit, canSee } from './visibility.ts'
+
+type Comment = components['schemas']['Comment']
+
+export const toComment = (comment: CommentRecord): Comment => ({
+  id: comment.id,
+  postId: comment.postId,
+  parentId: comment.parentId,
+  author: comment.author,
+  body: comment.body,
+  createdAt: comment.createdAt.toISOString(),
+  updatedAt: comment.updatedAt.toISOString(),
+})
+
+const commentNotFound = () => notFound('COMMENT_NOT_FOUND', 'Comment')
+const postNotFound = () => notFound('POST_NOT_FOUND', 'Post')
+const notPublished = () => new ApiError(409, 'POST_NOT_PUBLISHED', 'Comments can be added to published posts only.')
+const forbidden = (message: string) => new ApiError(403, 'FORBIDDEN', message)
+const parentInvalid = () =>
+  new ApiError(422, 'PARENT_COMMENT_INVALID', 'Replies must answer a top-level comment of the same post.', [
+    { path: '/body/parentId', message: 'is not a top-level comment of this post' },
+  ])
+
+/** Plain text shown as written; only a body of blanks says nothing and is refused. */
+function checkBody(body: string) {
+  if (body.trim() === '') {
+    throw new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [{ path: '/body/body', message: 'must not be blank' }])
+  }
+}
 
 export function makeCommentService(prisma: PrismaClient, posts: PostService) {
-  void prisma
-  void posts
-  return {}
+  const store = makeCommentStore(prisma)
+
+  /** A comment exists for the caller only if its post does (drafts: author and admins). */
+  async function findVisible(principal: Principal, id: string) {
+    const comment = await store.find(id)
+    if (!comment || !canSee(principal, comment.post)) throw commentNotFound()
+    return comment
+  }
+
+  return {
+    /** Open to whoever can see the post; on an unpublished post that is its author and admins. */
+    async list(principal: Principal | null, postId: string, query: { limit?: number; cursor?: string }) {
+      await posts.findVisible(principal, postId)
+      const limit = query.limit ?? DEFAULT_PAGE_LIMIT
+      const rows = await store.list(postId, { limit, after: decodeCursor(query.cursor) })
+      const { items, nextCursor } = pageOf(rows, limit, (comment) => ({ at: comment.createdAt, id: comment.id }))
+      return { comments: items.map(toComment), page: { limit, nextCursor } }
+    },
+
+    async create(principal: Principal, postId: string, input: { body: string; parentId?: string | null }): Promise<Comment> {
+      checkBody(input.body)
+      // 404 for a post the caller cannot see comes before 409: it must not reveal that a draft exists.
+      const post = await posts.findVisible(principal, postId)
+      if (post.status !== 'published') throw notPublished()
+      const created = await store.create({ postId, authorId: principal.userId, body: input.body, parentId: input.parentId ?? null })
+      if (created === 'post-missing') throw postNotFound()
+      if (created === 'post-not-published') throw notPublished()
+      if (created === 'parent-invalid') throw parentInvalid()
+      return toComment(created)
+    },
+
+    /** Its author only: admins and the post's author may delete a comment, not put words in its mouth. */
+    async update(principal: Principal, id: string, input: { body: string }): Promise<Comment> {
+      checkBody(input.body)
+      const comment = await findVisible(principal, id)
+      if (comment.authorId !== principal.userId) throw forbidden('Only the author of a comment may edit it.')
+      try {
+        return toComment(await store.update(id, input.body))
+      } catch (error) {
+        if (isMissingRecord(error)) throw commentNotFound()
+        throw error
+      }
+    },
+
+    /** Its author, the post's author, or an admin; a top-level comment takes its replies with it. */
+    async remove(principal: Principal, id: string): Promise<void> {
+      const comment = await findVisible(principal, id)
+      if (comment.authorId !== principal.userId && !canEdit(principal, comment.post)) {
+        throw forbidden("Only the comment's author, the post's author and admins may delete it.")
+      }
+      // Nothing removed: another request deleted it (or its parent) first.
+      if ((await store.remove(id, comment.postId)) === 0) throw commentNotFound()
+    },
+  }
 }
 
 export type CommentService = ReturnType<typeof makeCommentService>

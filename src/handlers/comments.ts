@@ -1,7 +1,23 @@
-// Tag `comments`.
-import { notImplemented } from '../http/not-implemented.ts'
+// Tag `comments`. Signed-in-only operations are enforced by the spec's security; ownership by the service.
+import { page, success } from '../http/envelope.ts'
+import type { OperationHandler } from '../http/operations.ts'
 
-export const listComments = notImplemented('listComments')
-export const createComment = notImplemented('createComment')
-export const updateComment = notImplemented('updateComment')
-export const deleteComment = notImplemented('deleteComment')
+export const listComments: OperationHandler<'listComments'> = async (request) => {
+  const { comments, page: pageMeta } = await request.server.services.comments.list(request.principal, request.params.id, request.query)
+  return page(request, comments, pageMeta)
+}
+
+export const createComment: OperationHandler<'createComment'> = async (request, reply) => {
+  const comment = await request.server.services.comments.create(request.principal!, request.params.id, request.body)
+  reply.code(201)
+  return success(request, comment)
+}
+
+export const updateComment: OperationHandler<'updateComment'> = async (request) =>
+  success(request, await request.server.services.comments.update(request.principal!, request.params.id, request.body))
+
+export const deleteComment: OperationHandler<'deleteComment'> = async (request, reply) => {
+  await request.server.services.comments.remove(request.principal!, request.params.id)
+  reply.code(204)
+  return undefined
+}

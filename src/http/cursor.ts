@@ -12,15 +12,16 @@ export interface Position {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
+const invalidCursor = () =>
+  new ApiError(400, 'VALIDATION_FAILED', 'The cursor is not one this API issued.', [{ path: '/query/cursor', message: 'is not a valid cursor' }])
+
 export const encodeCursor = ({ at, id }: Position) => Buffer.from(`${at.toISOString()}|${id}`).toString('base64url')
 
 export function decodeCursor(cursor: string | undefined): Position | undefined {
   if (cursor === undefined) return undefined
   const [iso, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|')
   const at = new Date(iso ?? '')
-  if (Number.isNaN(at.getTime()) || id === undefined || !UUID.test(id)) {
-    throw new ApiError(400, 'VALIDATION_FAILED', 'The cursor is not one this API issued.', [{ path: '/query/cursor', message: 'is not a valid cursor' }])
-  }
+  if (Number.isNaN(at.getTime()) || id === undefined || !UUID.test(id)) throw invalidCursor()
   return { at, id }
 }
 
@@ -29,4 +30,21 @@ export function pageOf<T>(rows: T[], limit: number, position: (row: T) => Positi
   const items = rows.slice(0, limit)
   const last = items.at(-1)
   return { items, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null }
+}
+
+/**
+ * Cursors for lists sorted by one unique string (categories by slug): base64url of the last key.
+ * `pattern` is the key's own format, so a forged cursor is a 400, never a query on garbage.
+ */
+export function decodeKeyCursor(cursor: string | undefined, pattern: RegExp): string | undefined {
+  if (cursor === undefined) return undefined
+  const key = Buffer.from(cursor, 'base64url').toString('utf8')
+  if (!pattern.test(key)) throw invalidCursor()
+  return key
+}
+
+export function keyPageOf<T>(rows: T[], limit: number, key: (row: T) => string) {
+  const items = rows.slice(0, limit)
+  const last = items.at(-1)
+  return { items, nextCursor: rows.length > limit && last !== undefined ? Buffer.from(key(last)).toString('base64url') : null }
 }

@@ -13,9 +13,9 @@ async function listAll(app: App, query: string, headers: Record<string, string> 
   const ids: string[] = []
   let cursor: string | null = null
   do {
-    const response = await app.inject({ method: 'GET', url: `/posts?${query}&limit=4${cursor ? `&cursor=${cursor}` : ''}`, headers })
+    const response: Awaited<ReturnType<App['inject']>> = await app.inject({ method: 'GET', url: `/posts?${query}&limit=4${cursor ? `&cursor=${cursor}` : ''}`, headers })
     if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`)
-    const body = response.json()
+    const body: { data: { id: string }[]; meta: { page: { nextCursor: string | null } } } = response.json()
     ids.push(...body.data.map((post: { id: string }) => post.id))
     cursor = body.meta.page.nextCursor
     await during?.()

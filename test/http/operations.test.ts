@@ -7,11 +7,7 @@ import { build } from '../helpers/build.ts'
 
 // Operations whose issue is still open. Shrinks as issues land; an operation implemented but
 // still listed here, or listed nowhere, fails the test.
-const STILL_OPEN = [
-  'createCategory', 'createComment', 'createPost', 'deleteCategory', 'deleteComment', 'deletePost',
-  'deletePostThumbnail', 'getImage', 'getPost', 'listCategories', 'listComments',
-  'listPosts', 'updateCategory', 'updateComment', 'updatePost', 'uploadPostThumbnail',
-]
+const STILL_OPEN = ['deletePostThumbnail', 'getImage', 'uploadPostThumbnail']
 
 t.test('every operationId in the spec has a handler, and every handler an operation', async (t) => {
   const specIds = listOperations().map((entry) => entry.operation.operationId).sort()
@@ -26,9 +22,10 @@ t.test('the operations still answering 501 NOT_IMPLEMENTED are exactly the open 
 
 t.test('an open operation answers 501 in the envelope over HTTP', async (t) => {
   const app = await build(t)
-  const response = await app.inject({ method: 'GET', url: '/categories' })
+  // An operation of the thumbnail issue, public and still open.
+  const response = await app.inject({ method: 'GET', url: `/images/${'a'.repeat(64)}.webp` })
   t.equal(response.statusCode, 501)
-  t.match(response.json(), { data: null, error: { code: 'NOT_IMPLEMENTED', message: /listCategories/ }, meta: { requestId: String } })
+  t.match(response.json(), { data: null, error: { code: 'NOT_IMPLEMENTED', message: /getImage/ }, meta: { requestId: String } })
 })
 
 t.test('every operation has a tag, a summary, a description and its own security', async (t) => {
