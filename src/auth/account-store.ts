@@ -7,9 +7,6 @@ export type UserRecord = Prisma.UserGetPayload<object>
 /** Runs SQL inside a transaction; pg-boss uses it to enqueue jobs atomically with our writes. */
 export type TransactionSql = (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>
 
-export const isUniqueViolation = (error: unknown) =>
-  error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002'
-
 export function makeAccountStore(prisma: PrismaClient) {
   return {
     findUserByEmail: (email: string) => prisma.user.findUnique({ where: { email } }),

@@ -8,7 +8,8 @@ import type { Role } from '../generated/prisma/enums.ts'
 import { ApiError } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { AccessClaims, Principal } from '../http/security.ts'
-import { isUniqueViolation, type AccountStore, type TransactionSql, type UserRecord } from './account-store.ts'
+import { isUniqueViolation } from '../db/errors.ts'
+import type { AccountStore, TransactionSql, UserRecord } from './account-store.ts'
 import { passwordTooLong, type PasswordHasher } from './passwords.ts'
 
 type User = components['schemas']['User']
