@@ -9,7 +9,9 @@ import { makePasswordHasher } from './auth/passwords.ts'
 import type { Config } from './config.ts'
 import { makeCategoryService, type CategoryService } from './content/categories.ts'
 import { makeCommentService, type CommentService } from './content/comments.ts'
+import { makeImageStore } from './content/image-store.ts'
 import { makePostService, type PostService } from './content/posts.ts'
+import { makeThumbnailService, type ThumbnailService } from './content/thumbnails.ts'
 import { openDatabase, type Database } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'
 import { handlers } from './handlers/index.ts'
@@ -19,9 +21,11 @@ import { installNotFoundHandler } from './http/not-found.ts'
 import { registerOperations } from './http/routes.ts'
 import type { HandlerMap } from './http/operations.ts'
 import { registerJwt } from './http/security.ts'
+import { registerMultipart } from './http/upload.ts'
 import { makeValidatorCompiler } from './http/validation.ts'
 import { startJobs, type Jobs, type JobsOptions } from './jobs/index.ts'
 import { enqueuePublication } from './jobs/publish-post.ts'
+import { enqueueImageSweep } from './jobs/sweep-images.ts'
 import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
 import { startQueue, type Queue } from './queue/queue.ts'
 import { loadSpec } from './spec.ts'
@@ -36,6 +40,7 @@ export interface Services {
   posts: PostService
   categories: CategoryService
   comments: CommentService
+  thumbnails: ThumbnailService
 }
 
 declare module 'fastify' {
@@ -99,7 +104,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     const { applied } = await database.withMigrationLock(applyMigrations)
     app.log.info({ migrations: applied }, `database ready (${database.kind}); ${applied.length} migration(s) applied`)
     queue = await startQueue(database, config, app.log)
-    jobs = await startJobs({ queue, config, publishIfDue: (id) => app.services.posts.publishIfDue(id) }, app.log, options.jobs)
+    jobs = await startJobs(
+      // The sweep reads the database only: a worker may fetch a job before app.services exists.
+      { queue, config, publishIfDue: (id) => app.services.posts.publishIfDue(id), sweepImages: makeImageStore(database.prisma).sweepOrphans },
+      app.log,
+      options.jobs,
+    )
   } catch (error) {
     await app.close()
     throw error
@@ -117,12 +127,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   })
   if (config.adminEmail !== null) await auth.ensureAdmin(config.adminEmail, config.adminPassword)
   const loginLimits = await makeLoginLimits(app, database.prisma, config)
-  const posts = makePostService(database.prisma, (postId, at, sql) => enqueuePublication(queue!.boss, postId, at, { executeSql: sql }))
+  const requestImageSweep = () => enqueueImageSweep(queue!.boss, app.log)
+  const posts = makePostService(database.prisma, (postId, at, sql) => enqueuePublication(queue!.boss, postId, at, { executeSql: sql }), requestImageSweep)
   const categories = makeCategoryService(database.prisma)
   await categories.ensureDefault()
   const comments = makeCommentService(database.prisma, posts)
-  app.decorate('services', { config, database, queue, version: spec.info.version, auth, loginLimits, posts, categories, comments })
+  const thumbnails = makeThumbnailService(database.prisma, posts, config, requestImageSweep)
+  app.decorate('services', { config, database, queue, version: spec.info.version, auth, loginLimits, posts, categories, comments, thumbnails })
   await registerDocs(app, spec)
+  await registerMultipart(app, config)
   await registerOperations(app, spec, { ...handlers, ...options.handlers } as HandlerMap)
   await app.ready()
   return app

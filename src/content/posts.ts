@@ -32,7 +32,10 @@ function futureDate(value: string | undefined | null, path: string): Date {
   return date
 }
 
-export function makePostService(prisma: PrismaClient, schedulePublication: SchedulePublication) {
+/** Asks for unused images to be swept once a write released some (src/jobs/sweep-images.ts). */
+export type RequestImageSweep = () => Promise<void>
+
+export function makePostService(prisma: PrismaClient, schedulePublication: SchedulePublication, requestImageSweep: RequestImageSweep) {
   const store = makePostStore(prisma)
   const sqlIn = (tx: Tx) => async (text: string, values: unknown[] = []) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(text, ...values) })
 
@@ -123,10 +126,13 @@ export function makePostService(prisma: PrismaClient, schedulePublication: Sched
     },
 
     async remove(principal: Principal, id: string, ifMatch: string | undefined): Promise<void> {
-      await store.transaction(async (tx) => {
-        await lockEditable(tx, principal, id, ifMatch)
+      const hadThumbnail = await store.transaction(async (tx) => {
+        const post = await lockEditable(tx, principal, id, ifMatch)
+        // The thumbnail rows go with the post (cascade); the images behind them, with the sweep.
         await tx.post.delete({ where: { id } })
+        return post.thumbnail.length > 0
       })
+      if (hadThumbnail) await requestImageSweep()
     },
 
     async list(principal: Principal | null, query: { limit?: number; cursor?: string; category?: string; author?: string; status?: PostStatus; q?: string }) {

@@ -1,6 +1,49 @@
 // Tag `images`: post thumbnails and the image bytes behind them.
-import { notImplemented } from '../http/not-implemented.ts'
+import { etagOf } from '../content/post-view.ts'
+import { notFound } from '../http/api-error.ts'
+import { success } from '../http/envelope.ts'
+import type { OperationHandler } from '../http/operations.ts'
+import { readSingleFile } from '../http/upload.ts'
 
-export const uploadPostThumbnail = notImplemented('uploadPostThumbnail')
-export const deletePostThumbnail = notImplemented('deletePostThumbnail')
-export const getImage = notImplemented('getImage')
+/** A key names one set of bytes forever: caches may keep them as long as they like. */
+const IMMUTABLE = 'public, max-age=31536000, immutable'
+
+/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/` prefixes are ignored. */
+const matchesAny = (header: string | undefined, etag: string) =>
+  header !== undefined && header.split(',').some((tag) => ['*', etag].includes(tag.trim().replace(/^W\//, '')))
+
+export const uploadPostThumbnail: OperationHandler<'uploadPostThumbnail'> = async (request, reply) => {
+  const { thumbnails, config } = request.server.services
+  const principal = request.principal!
+  // The caller's rights first: a stranger's upload is refused before a byte of it is read.
+  await thumbnails.checkEditable(principal, request.params.id)
+  const file = await readSingleFile(request, 'file', config.uploadLimitBytes)
+  const post = await thumbnails.set(principal, request.params.id, file)
+  reply.header('etag', etagOf(post))
+  return success(request, post)
+}
+
+export const deletePostThumbnail: OperationHandler<'deletePostThumbnail'> = async (request, reply) => {
+  await request.server.services.thumbnails.remove(request.principal!, request.params.id)
+  reply.code(204)
+  return undefined
+}
+
+export const getImage: OperationHandler<'getImage'> = async (request, reply) => {
+  const { thumbnails } = request.server.services
+  const { key } = request.params
+  // Strong: the key is the SHA-256 of the bytes, so equal tags mean byte-for-byte equal images.
+  const etag = `"${key}"`
+  if (matchesAny(request.headers['if-none-match'], etag)) {
+    if (!(await thumbnails.imageExists(key))) throw notFound('IMAGE_NOT_FOUND', 'Image')
+    reply.code(304).headers({ etag, 'cache-control': IMMUTABLE })
+    return undefined
+  }
+  const image = await thumbnails.findImage(key)
+  if (!image) throw notFound('IMAGE_NOT_FOUND', 'Image')
+  // The bytes are our own WebP encoding; nosniff keeps browsers from reading them as anything else.
+  reply.headers({ etag, 'cache-control': IMMUTABLE, 'content-type': image.contentType, 'x-content-type-options': 'nosniff' })
+  // Binary, not an envelope: sent here, so the handler returns nothing.
+  reply.send(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength))
+  return undefined
+}

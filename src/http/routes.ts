@@ -1,10 +1,30 @@
 // Every operation of the spec becomes a route through fastify-openapi-glue: the handler named by
 // its operationId, its security enforced before the body is read, its schemas validated by ajv.
 import openapiGlue from 'fastify-openapi-glue'
-import type { FastifyInstance, RouteOptions } from 'fastify'
+import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
+import { ApiError } from './api-error.ts'
 import type { HandlerMap } from './operations.ts'
 import { authorize } from './security.ts'
 import type { OpenApiDocument, OperationSpec } from '../spec.ts'
+
+/**
+ * 415 before the body is read when its media type is not one the operation's `requestBody`
+ * declares. Fastify would parse any type it has a parser for (text/plain, multipart) and hand the
+ * handler a body its schema never described.
+ */
+function acceptMediaTypes(operation: OperationSpec): onRequestHookHandler | null {
+  const requestBody = operation.requestBody as { content?: Record<string, unknown> } | undefined
+  const declared = Object.keys(requestBody?.content ?? {})
+  if (declared.length === 0) return null
+  return async (request) => {
+    const header = request.headers['content-type']
+    if (header === undefined) return
+    const mediaType = header.split(';')[0]!.trim().toLowerCase()
+    if (!declared.includes(mediaType)) {
+      throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type ${mediaType || '(empty)'} is not accepted here; send ${declared.join(' or ')}.`)
+    }
+  }
+}
 
 export async function registerOperations(app: FastifyInstance, spec: OpenApiDocument, handlers: HandlerMap) {
   await app.register(openapiGlue, {
@@ -17,10 +37,13 @@ export async function registerOperations(app: FastifyInstance, spec: OpenApiDocu
       // The glue would register a route answering 500 "not implemented"; refuse to start instead.
       if (handler === undefined) throw new Error(`No handler for operationId "${operationId}"`)
       const operation = spec.paths[openapiPath]![method.toLowerCase() as 'get'] as OperationSpec
+      const mediaTypes = acceptMediaTypes(operation)
+      const security = authorize(app, operation.security ?? spec.security ?? [])
       // Partial route options: the glue adds method, url and schema itself (its types want them all).
       return {
         handler,
-        onRequest: authorize(app, operation.security ?? spec.security ?? []),
+        // The caller first (401 before 415), then the body's type, both before any byte of it is read.
+        onRequest: mediaTypes ? [security, mediaTypes] : security,
         config: { operationId },
       } as Partial<RouteOptions> as RouteOptions
     },

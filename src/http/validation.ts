@@ -2,6 +2,8 @@
 // Bodies are validated as sent (no type coercion: "5" is not 5 in JSON); path, query and header
 // values are strings on the wire, so they are coerced to the types the spec declares.
 // Unknown properties are refused, never silently removed (removeAdditional: false).
+// Multipart bodies are not validated here: they are streams the handler reads part by part
+// (src/http/upload.ts), after the caller's rights were checked, never objects parsed up front.
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
@@ -23,5 +25,8 @@ function makeAjv(coerceTypes: boolean | 'array') {
 export function makeValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const bodies = makeAjv(false)
   const parameters = makeAjv('array')
-  return ({ schema, httpPart }) => (httpPart === 'body' ? bodies : parameters).compile(schema as object)
+  return ({ schema, httpPart, contentType }) => {
+    if (httpPart === 'body' && contentType === 'multipart/form-data') return () => true
+    return (httpPart === 'body' ? bodies : parameters).compile(schema as object)
+  }
 }

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts'
 import { createMailer, type Mailer } from '../mail/mailer.ts'
 import type { Queue } from '../queue/queue.ts'
 import { createPublishPostQueue, PUBLISH_POST_QUEUE, startPublishPostWorker } from './publish-post.ts'
+import { createSweepImagesQueue, startSweepImagesWorker, SWEEP_IMAGES_QUEUE } from './sweep-images.ts'
 import { createWelcomeEmailQueue, startWelcomeEmailWorker, WELCOME_EMAIL_QUEUE } from './welcome-email.ts'
 
 export interface JobsOptions {
@@ -21,13 +22,15 @@ export interface Jobs {
 
 /** Creates the queues the jobs need, the mailer, and the workers. Call once, after the queue started. */
 export async function startJobs(
-  services: { queue: Queue; config: Config; publishIfDue: (postId: string) => Promise<boolean> },
+  services: { queue: Queue; config: Config; publishIfDue: (postId: string) => Promise<boolean>; sweepImages: () => Promise<number> },
   log: FastifyBaseLogger,
   options: JobsOptions = {},
 ): Promise<Jobs> {
   const { boss } = services.queue
   await createPublishPostQueue(boss)
   await startPublishPostWorker(boss, services.publishIfDue, log, options)
+  await createSweepImagesQueue(boss)
+  await startSweepImagesWorker(boss, services.sweepImages, log, options)
   return start(boss, services.config, log, options)
 }
 
@@ -43,6 +46,7 @@ async function start(boss: PgBoss, config: Config, log: FastifyBaseLogger, optio
         // A no-op once the queue has stopped, which already stopped (and waited for) its workers.
         await boss.offWork(WELCOME_EMAIL_QUEUE)
         await boss.offWork(PUBLISH_POST_QUEUE)
+        await boss.offWork(SWEEP_IMAGES_QUEUE)
         await mailer.close()
       })()),
   }
