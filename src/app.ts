@@ -10,10 +10,15 @@ import type { Config } from './config.ts'
 import { makeCategoryService, type CategoryService } from './content/categories.ts'
 import { makeCommentService, type CommentService } from './content/comments.ts'
 import { makeImageStore } from './content/image-store.ts'
+import { makePostCache, type PostCache } from './content/post-cache.ts'
+import { applyMessage, makePostChanges } from './content/post-changes.ts'
+import { makePostStore } from './content/post-store.ts'
+import { toPost } from './content/post-view.ts'
 import { makePostService, type PostService } from './content/posts.ts'
 import { makeThumbnailService, type ThumbnailService } from './content/thumbnails.ts'
 import { openDatabase, type Database } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'
+import { listenForInvalidations, notifyWith } from './db/post-invalidations.ts'
 import { handlers } from './handlers/index.ts'
 import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
 import { handleError, installErrorHandler } from './http/error-handler.ts'
@@ -38,6 +43,8 @@ export interface Services {
   auth: AuthService
   loginLimits: LoginLimits
   posts: PostService
+  /** GET /posts/{id}'s cache; its stats are for operators. */
+  postCache: PostCache
   categories: CategoryService
   comments: CommentService
   thumbnails: ThumbnailService
@@ -115,6 +122,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     throw error
   }
   await registerJwt(app, config)
+  const postStore = makePostStore(database.prisma)
+  const postCache = makePostCache(async (id) => {
+    const record = await postStore.find(id)
+    return record && toPost(record)
+  }, { maxEntries: config.postCacheMaxEntries, maxBytes: config.postCacheMaxBytes, ttlMs: config.postCacheTtlSeconds * 1000 })
+  const changes = makePostChanges(postCache, database.kind === 'postgres' ? notifyWith(database.prisma) : null, app.log)
+  if (config.databaseUrl !== null) {
+    const listener = listenForInvalidations(config.databaseUrl, (message) => applyMessage(postCache, message), app.log)
+    app.addHook('onClose', () => listener.close())
+  }
   const passwords = makePasswordHasher(config.bcryptCost)
   app.addHook('onClose', () => passwords.close())
   const auth = makeAuthService({
@@ -124,16 +141,23 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     signAccessToken: (claims) => app.jwt.sign(claims),
     onRegistered: (user, sql) =>
       enqueueWelcomeEmail(queue!.boss, { userId: user.id, email: user.email, name: user.name }, { executeSql: sql }),
+    onRenamed: (userId) => changes.changed({ authorId: userId }),
   })
   if (config.adminEmail !== null) await auth.ensureAdmin(config.adminEmail, config.adminPassword)
   const loginLimits = await makeLoginLimits(app, database.prisma, config)
   const requestImageSweep = () => enqueueImageSweep(queue!.boss, app.log)
-  const posts = makePostService(database.prisma, (postId, at, sql) => enqueuePublication(queue!.boss, postId, at, { executeSql: sql }), requestImageSweep)
-  const categories = makeCategoryService(database.prisma)
+  const posts = makePostService({
+    prisma: database.prisma,
+    schedulePublication: (postId, at, sql) => enqueuePublication(queue!.boss, postId, at, { executeSql: sql }),
+    requestImageSweep,
+    cache: postCache,
+    changes,
+  })
+  const categories = makeCategoryService(database.prisma, changes)
   await categories.ensureDefault()
-  const comments = makeCommentService(database.prisma, posts)
-  const thumbnails = makeThumbnailService(database.prisma, posts, config, requestImageSweep)
-  app.decorate('services', { config, database, queue, version: spec.info.version, auth, loginLimits, posts, categories, comments, thumbnails })
+  const comments = makeCommentService(database.prisma, posts, changes)
+  const thumbnails = makeThumbnailService(database.prisma, posts, config, requestImageSweep, changes)
+  app.decorate('services', { config, database, queue, version: spec.info.version, auth, loginLimits, posts, postCache, categories, comments, thumbnails })
   await registerDocs(app, spec)
   await registerMultipart(app, config)
   await registerOperations(app, spec, { ...handlers, ...options.handlers } as HandlerMap)

@@ -35,6 +35,10 @@ export interface Config {
   /** Registrations allowed per client address per hour. */
   registerLimitPerAddress: number
   shutdownTimeoutMs: number
+  /** GET /posts/{id}'s in-process cache: 0 entries turns it off. */
+  postCacheMaxEntries: number
+  postCacheMaxBytes: number
+  postCacheTtlSeconds: number
 }
 
 export class ConfigError extends Error {
@@ -156,5 +160,8 @@ export function loadConfig(env: Env = process.env): Config {
     loginLimitWindowSeconds: integer(env, 'LOGIN_LIMIT_WINDOW_SECONDS', 900, 1, 86_400),
     registerLimitPerAddress: integer(env, 'REGISTER_LIMIT_PER_ADDRESS', 20, 1, 1_000_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
+    postCacheMaxEntries: integer(env, 'POST_CACHE_MAX_ENTRIES', 10_000, 0, 1_000_000),
+    postCacheMaxBytes: integer(env, 'POST_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 4 * 1024 * 1024 * 1024),
+    postCacheTtlSeconds: integer(env, 'POST_CACHE_TTL_SECONDS', 300, 1, 86_400),
   }
 }

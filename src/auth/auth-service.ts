@@ -22,6 +22,8 @@ export interface AuthServiceOptions {
   signAccessToken: (claims: AccessClaims) => string
   /** Enqueues the welcome mail inside the registration's transaction. */
   onRegistered: (user: UserRecord, sql: TransactionSql) => Promise<void>
+  /** Called once a new display name committed: posts embed their author's name. */
+  onRenamed?: (userId: string) => Promise<void>
 }
 
 export const toUser = (user: UserRecord): User => ({
@@ -48,7 +50,7 @@ function passwordTooLongError() {
   ])
 }
 
-export function makeAuthService({ store, passwords, config, signAccessToken, onRegistered }: AuthServiceOptions) {
+export function makeAuthService({ store, passwords, config, signAccessToken, onRegistered, onRenamed }: AuthServiceOptions) {
   const refreshExpiry = () => new Date(Date.now() + config.refreshTokenTtlDays * 86_400_000)
   const newRefreshToken = () => randomBytes(32).toString('base64url')
 
@@ -145,6 +147,7 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
         passwordHash = await passwords.hash(input.password)
       }
       const updated = await store.updateUser(user.id, { name: input.name?.trim(), passwordHash })
+      if (updated.name !== user.name) await onRenamed?.(user.id)
       // Whoever else held this account's sessions may have known the old password.
       if (passwordHash !== undefined) await store.revokeUserSessions(user.id, principal.sessionId)
       return toUser(updated)

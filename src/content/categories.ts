@@ -5,6 +5,7 @@ import { isMissingRecord, isUniqueViolation } from '../db/errors.ts'
 import { ApiError, notFound } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeKeyCursor, keyPageOf } from '../http/cursor.ts'
 import { makeCategoryStore, type CategoryRecord } from './category-store.ts'
+import type { PostChanges } from './post-changes.ts'
 import { SLUG_PATTERN, slugify } from './slug.ts'
 
 type Category = components['schemas']['Category']
@@ -39,7 +40,8 @@ async function slugChecked<T>(write: Promise<T>): Promise<T> {
   }
 }
 
-export function makeCategoryService(prisma: PrismaClient) {
+/** `changes`: posts embed their categories, so a rename or a delete changes them. */
+export function makeCategoryService(prisma: PrismaClient, changes: PostChanges) {
   const store = makeCategoryStore(prisma)
   return {
     /**
@@ -67,18 +69,22 @@ export function makeCategoryService(prisma: PrismaClient) {
     /** Renaming keeps the slug: links to /categories/<slug> filters must not break on a typo fix. */
     async update(id: string, input: { name?: string; slug?: string }): Promise<Category> {
       const name = input.name === undefined ? undefined : cleanName(input.name)
+      let updated
       try {
-        return toCategory(await slugChecked(store.update(id, { name, slug: input.slug })))
+        updated = toCategory(await slugChecked(store.update(id, { name, slug: input.slug })))
       } catch (error) {
         if (isMissingRecord(error)) throw categoryNotFound()
         throw error
       }
+      await changes.changed({ categoryId: id })
+      return updated
     },
 
     async remove(id: string): Promise<void> {
       const outcome = await store.remove(id)
       if (outcome === 'missing') throw categoryNotFound()
       if (outcome === 'default') throw new ApiError(409, 'CATEGORY_IS_DEFAULT', 'The default category cannot be deleted.')
+      await changes.changed({ categoryId: id })
     },
   }
 }

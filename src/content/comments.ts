@@ -6,6 +6,7 @@ import { ApiError, notFound } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { Principal } from '../http/security.ts'
 import { makeCommentStore, type CommentRecord } from './comment-store.ts'
+import type { PostChanges } from './post-changes.ts'
 import type { PostService } from './posts.ts'
 import { canEdit, canSee } from './visibility.ts'
 
@@ -37,7 +38,8 @@ function checkBody(body: string) {
   }
 }
 
-export function makeCommentService(prisma: PrismaClient, posts: PostService) {
+/** `changes`: a comment added or removed changes its post's commentCount. */
+export function makeCommentService(prisma: PrismaClient, posts: PostService, changes: PostChanges) {
   const store = makeCommentStore(prisma)
 
   /** A comment exists for the caller only if its post does (drafts: author and admins). */
@@ -66,6 +68,7 @@ export function makeCommentService(prisma: PrismaClient, posts: PostService) {
       if (created === 'post-missing') throw postNotFound()
       if (created === 'post-not-published') throw notPublished()
       if (created === 'parent-invalid') throw parentInvalid()
+      await changes.changed({ postId })
       return toComment(created)
     },
 
@@ -90,6 +93,7 @@ export function makeCommentService(prisma: PrismaClient, posts: PostService) {
       }
       // Nothing removed: another request deleted it (or its parent) first.
       if ((await store.remove(id, comment.postId)) === 0) throw commentNotFound()
+      await changes.changed({ postId: comment.postId })
     },
   }
 }

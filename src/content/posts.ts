@@ -5,6 +5,8 @@ import type { PostStatus } from '../generated/prisma/enums.ts'
 import { ApiError, notFound } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { Principal } from '../http/security.ts'
+import type { CachedPost, PostCache } from './post-cache.ts'
+import type { PostChanges } from './post-changes.ts'
 import { makePostStore, type PostRecord, type Tx } from './post-store.ts'
 import { deriveExcerpt, etagOf, toPost, type Post } from './post-view.ts'
 import { canEdit, canSee } from './visibility.ts'
@@ -35,7 +37,16 @@ function futureDate(value: string | undefined | null, path: string): Date {
 /** Asks for unused images to be swept once a write released some (src/jobs/sweep-images.ts). */
 export type RequestImageSweep = () => Promise<void>
 
-export function makePostService(prisma: PrismaClient, schedulePublication: SchedulePublication, requestImageSweep: RequestImageSweep) {
+export interface PostServiceOptions {
+  prisma: PrismaClient
+  schedulePublication: SchedulePublication
+  requestImageSweep: RequestImageSweep
+  /** The posts GET /posts/{id} serves, and how writes make every instance forget them. */
+  cache: PostCache
+  changes: PostChanges
+}
+
+export function makePostService({ prisma, schedulePublication, requestImageSweep, cache, changes }: PostServiceOptions) {
   const store = makePostStore(prisma)
   const sqlIn = (tx: Tx) => async (text: string, values: unknown[] = []) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(text, ...values) })
 
@@ -91,6 +102,16 @@ export function makePostService(prisma: PrismaClient, schedulePublication: Sched
       return toPost(post)
     },
 
+    /**
+     * GET /posts/{id}: the post and its ETag, from memory when cached. Who may see it is checked
+     * here on every call, cached or not: the cache holds drafts too.
+     */
+    async read(principal: Principal | null, id: string): Promise<CachedPost> {
+      const cached = await cache.get(id)
+      if (!cached || !canSee(principal, { authorId: cached.post.author.id, status: cached.post.status })) throw postNotFound()
+      return cached
+    },
+
     /** The post's owner and status, or 404 POST_NOT_FOUND when it does not exist for this caller. */
     async findVisible(principal: Principal | null, id: string) {
       const post = await prisma.post.findUnique({ where: { id }, select: { id: true, authorId: true, status: true } })
@@ -122,6 +143,7 @@ export function makePostService(prisma: PrismaClient, schedulePublication: Sched
         const rescheduled = status === 'scheduled' && publishedAt!.getTime() !== current.publishedAt?.getTime()
         if (rescheduled) await schedulePublication(id, publishedAt!, sqlIn(tx))
       })
+      await changes.changed({ postId: id })
       return toPost((await store.find(id))!)
     },
 
@@ -132,6 +154,7 @@ export function makePostService(prisma: PrismaClient, schedulePublication: Sched
         await tx.post.delete({ where: { id } })
         return post.thumbnail.length > 0
       })
+      await changes.changed({ postId: id })
       if (hadThumbnail) await requestImageSweep()
     },
 
@@ -154,7 +177,11 @@ export function makePostService(prisma: PrismaClient, schedulePublication: Sched
       return { posts: items.map(toPost), page: { limit, nextCursor } }
     },
 
-    publishIfDue: (id: string) => store.publishIfDue(id),
+    async publishIfDue(id: string): Promise<boolean> {
+      const published = await store.publishIfDue(id)
+      if (published) await changes.changed({ postId: id })
+      return published
+    },
   }
 }
 

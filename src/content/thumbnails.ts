@@ -8,6 +8,7 @@ import { makeRenditions } from '../images/renditions.ts'
 import { makeImageStore } from './image-store.ts'
 import { makePostStore, type Tx } from './post-store.ts'
 import type { Post } from './post-view.ts'
+import type { PostChanges } from './post-changes.ts'
 import type { PostService, RequestImageSweep } from './posts.ts'
 import { canEdit, canSee } from './visibility.ts'
 
@@ -18,6 +19,7 @@ export function makeThumbnailService(
   posts: PostService,
   config: Pick<Config, 'imageMaxPixels'>,
   requestImageSweep: RequestImageSweep,
+  changes: PostChanges,
 ) {
   const images = makeImageStore(prisma)
   const postStore = makePostStore(prisma)
@@ -45,6 +47,7 @@ export function makeThumbnailService(
         await tx.post.update({ where: { id: postId }, data: { updatedAt: new Date() } })
         return previous
       })
+      await changes.changed({ postId })
       if (replaced > 0) await requestImageSweep()
       return posts.get(principal, postId)
     },
@@ -55,6 +58,7 @@ export function makeThumbnailService(
         if ((await images.removeThumbnail(tx, postId)) === 0) throw notFound('THUMBNAIL_NOT_FOUND', 'Thumbnail')
         await tx.post.update({ where: { id: postId }, data: { updatedAt: new Date() } })
       })
+      await changes.changed({ postId })
       await requestImageSweep()
     },
 

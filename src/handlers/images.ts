@@ -1,16 +1,13 @@
 // Tag `images`: post thumbnails and the image bytes behind them.
 import { etagOf } from '../content/post-view.ts'
 import { notFound } from '../http/api-error.ts'
+import { ifNoneMatchHits } from '../http/conditional.ts'
 import { success } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
 import { readSingleFile } from '../http/upload.ts'
 
 /** A key names one set of bytes forever: caches may keep them as long as they like. */
 const IMMUTABLE = 'public, max-age=31536000, immutable'
-
-/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/` prefixes are ignored. */
-const matchesAny = (header: string | undefined, etag: string) =>
-  header !== undefined && header.split(',').some((tag) => ['*', etag].includes(tag.trim().replace(/^W\//, '')))
 
 export const uploadPostThumbnail: OperationHandler<'uploadPostThumbnail'> = async (request, reply) => {
   const { thumbnails, config } = request.server.services
@@ -34,7 +31,7 @@ export const getImage: OperationHandler<'getImage'> = async (request, reply) => 
   const { key } = request.params
   // Strong: the key is the SHA-256 of the bytes, so equal tags mean byte-for-byte equal images.
   const etag = `"${key}"`
-  if (matchesAny(request.headers['if-none-match'], etag)) {
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
     if (!(await thumbnails.imageExists(key))) throw notFound('IMAGE_NOT_FOUND', 'Image')
     reply.code(304).headers({ etag, 'cache-control': IMMUTABLE })
     return undefined

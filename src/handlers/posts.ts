@@ -2,6 +2,7 @@
 import { page, success } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
 import { etagOf } from '../content/post-view.ts'
+import { ifNoneMatchHits } from '../http/conditional.ts'
 
 export const listPosts: OperationHandler<'listPosts'> = async (request) => {
   const { posts, page: pageMeta } = await request.server.services.posts.list(request.principal, request.query)
@@ -14,12 +15,11 @@ export const createPost: OperationHandler<'createPost'> = async (request, reply)
   return success(request, post)
 }
 
+/** Served from the post cache: a hit, a 304 included, costs no database round trip. */
 export const getPost: OperationHandler<'getPost'> = async (request, reply) => {
-  const post = await request.server.services.posts.get(request.principal, request.params.id)
-  const etag = etagOf(post)
+  const { post, etag } = await request.server.services.posts.read(request.principal, request.params.id)
   reply.header('etag', etag)
-  const ifNoneMatch = request.headers['if-none-match']
-  if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
     reply.code(304)
     return undefined
   }

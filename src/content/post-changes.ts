@@ -1,0 +1,50 @@
+// What writers call once a write that changes what GET /posts/{id} returns has committed: the
+// instance forgets the affected posts at once (so its next read shows the write), and on
+// PostgreSQL every other instance is told through NOTIFY (src/db/post-invalidations.ts).
+// A notification lost with a crashing writer is bounded by the cache's TTL.
+import type { FastifyBaseLogger } from 'fastify'
+import { ALL as EVERYTHING } from '../db/post-invalidations.ts'
+import type { PostCache, PostSelector } from './post-cache.ts'
+
+/** Sends one message to every instance; null on the embedded database, which has only one. */
+export type Broadcast = ((message: string) => Promise<void>) | null
+
+export function encodeSelector(selector: PostSelector): string {
+  if ('postId' in selector) return `post:${selector.postId}`
+  if ('authorId' in selector) return `author:${selector.authorId}`
+  return `category:${selector.categoryId}`
+}
+
+/** The selector a message names; null for "everything" and for anything unreadable (safest). */
+export function decodeSelector(message: string): PostSelector | null {
+  const [kind, id] = message.split(':', 2)
+  if (!id) return null
+  if (kind === 'post') return { postId: id }
+  if (kind === 'author') return { authorId: id }
+  if (kind === 'category') return { categoryId: id }
+  return null
+}
+
+/** Applies a message received from another instance (or from ourselves, harmlessly). */
+export function applyMessage(cache: PostCache, message: string) {
+  const selector = message === EVERYTHING ? null : decodeSelector(message)
+  if (selector === null) cache.clear()
+  else cache.invalidate(selector)
+}
+
+export function makePostChanges(cache: PostCache, broadcast: Broadcast, log: FastifyBaseLogger) {
+  return {
+    /** Call after the write committed. Never throws: the write stands whatever happens here. */
+    async changed(selector: PostSelector): Promise<void> {
+      cache.invalidate(selector)
+      if (broadcast === null) return
+      try {
+        await broadcast(encodeSelector(selector))
+      } catch (error) {
+        log.warn({ err: error, selector }, 'could not tell the other instances about a post change; their caches catch up within the TTL')
+      }
+    },
+  }
+}
+
+export type PostChanges = ReturnType<typeof makePostChanges>

@@ -1,0 +1,67 @@
+// Two instances on one PostgreSQL: a write through one is seen by a read through the other, whose
+// cache held the old post, because writers NOTIFY and every instance LISTENs; and when the
+// listening connection is killed, the instance empties its cache and listens again.
+import pg from 'pg'
+import t from 'tap'
+import { build, usingPostgres } from '../helpers/build.ts'
+import { registerUser, type Account } from '../helpers/accounts.ts'
+import { eventually } from '../helpers/images.ts'
+import { createScratchDatabase } from '../helpers/postgres.ts'
+import { createPost } from '../helpers/posts.ts'
+
+const skip = usingPostgres ? false : 'needs PostgreSQL: instances share a database only there (set DATABASE_URL)'
+
+type App = Awaited<ReturnType<typeof build>>
+
+const title = async (app: App, id: string) => (await app.inject({ method: 'GET', url: `/posts/${id}` })).json().data.title as string
+
+const rename = async (app: App, author: Account, id: string, to: string) => {
+  const response = await app.inject({ method: 'PATCH', url: `/posts/${id}`, headers: author.auth, payload: { title: to } })
+  if (response.statusCode !== 200) throw new Error(`PATCH: ${response.statusCode} ${response.body}`)
+}
+
+/** Reads through `reader` until the title shows, or fails after `waitMs`; returns how long it took. */
+async function seenWithin(reader: App, id: string, expected: string, waitMs = 5_000) {
+  const started = Date.now()
+  const seen = await eventually(async () => (await title(reader, id)) === expected, waitMs, 20)
+  return seen ? Date.now() - started : null
+}
+
+/** The listening connections of this test's database, one per instance. */
+async function listeners(admin: pg.Client) {
+  const { rows } = await admin.query(`select pid from pg_stat_activity where datname = current_database() and application_name = 'blog-api-listen'`)
+  return rows.map((row) => row.pid as number)
+}
+
+t.test('a write through one instance is seen through the other, also after its listener was killed', { skip }, async (t) => {
+  const url = await createScratchDatabase(t, 'cache_fleet')
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  t.teardown(() => admin.end())
+  const writer = await build(t, { DATABASE_URL: url })
+  const reader = await build(t, { DATABASE_URL: url })
+  t.ok(await eventually(async () => (await listeners(admin)).length === 2), 'both instances listen')
+
+  const author = await registerUser(writer)
+  const post = await createPost(writer, author, { status: 'published', title: 'First' })
+  t.equal(await title(reader, post.id), 'First')
+  const hits = reader.services.postCache.stats().hits
+  t.equal(await title(reader, post.id), 'First')
+  t.equal(reader.services.postCache.stats().hits, hits + 1, "the reader serves the post from its cache")
+
+  await rename(writer, author, post.id, 'Second')
+  const delay = await seenWithin(reader, post.id, 'Second')
+  t.not(delay, null, 'the reader sees the write')
+  t.comment(`seen through the other instance after ${delay} ms`)
+
+  // Kill both listening connections; a write made before they are back is never notified.
+  const killed = await listeners(admin)
+  await admin.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [killed])
+  await rename(writer, author, post.id, 'Third')
+  t.not(await seenWithin(reader, post.id, 'Third'), null, 'a write missed while not listening is seen: the cache was emptied')
+
+  t.ok(await eventually(async () => (await listeners(admin)).filter((pid) => !killed.includes(pid)).length === 2), 'both instances listen again')
+  t.equal(await title(reader, post.id), 'Third')
+  await rename(writer, author, post.id, 'Fourth')
+  t.not(await seenWithin(reader, post.id, 'Fourth'), null, 'notifications reach the reader again')
+})
