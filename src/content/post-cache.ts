@@ -8,6 +8,8 @@ import { etagOf, type Post } from './post-view.ts'
 export interface CachedPost {
   post: Post
   etag: string
+  /** The post as JSON, made once: a hit costs no serialisation of the body. */
+  json: string
 }
 
 export interface PostCacheOptions {
@@ -36,8 +38,8 @@ const matches = (post: Post, selector: PostSelector) =>
       ? post.author.id === selector.authorId
       : post.categories.some((category) => category.id === selector.categoryId)
 
-/** A post's footprint: its JSON length (UTF-16 units) plus a fixed allowance for the objects around it. */
-const sizeOf = (entry: CachedPost) => JSON.stringify(entry.post).length + 512
+/** A post's footprint: twice its JSON (the object and the string, in UTF-16 units) and some overhead. */
+const sizeOf = (entry: CachedPost) => entry.json.length * 2 + 512
 
 export function makePostCache(load: (id: string) => Promise<Post | null>, options: PostCacheOptions) {
   const stats = { hits: 0, misses: 0, evictions: 0 }
@@ -64,7 +66,7 @@ export function makePostCache(load: (id: string) => Promise<Post | null>, option
     stats.misses++
     const read = load(id).then(
       (post) => {
-        const entry = post === null ? null : { post, etag: etagOf(post) }
+        const entry = post === null ? null : { post, etag: etagOf(post), json: JSON.stringify(post) }
         if (inflight.get(id) === read) {
           inflight.delete(id)
           // Only posts are kept: a miss for an unknown id must not fill the cache.

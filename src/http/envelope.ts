@@ -9,6 +9,14 @@ export function success<T>(request: FastifyRequest, data: T) {
   return { data, error: null, meta: { requestId: request.id } }
 }
 
+/**
+ * The success envelope around data that is already JSON (a cached post): sent as it is, since
+ * Fastify does not serialise a string sent as application/json. The caller vouches that `dataJson`
+ * matches the response schema, which the contract tests check.
+ */
+export const successJson = (request: FastifyRequest, dataJson: string) =>
+  `{"data":${dataJson},"error":null,"meta":{"requestId":${JSON.stringify(request.id)}}}`
+
 export function page<T>(request: FastifyRequest, data: T[], pageMeta: PageMeta) {
   return { data, error: null, meta: { requestId: request.id, page: pageMeta } }
 }

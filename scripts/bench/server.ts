@@ -1,0 +1,55 @@
+// Starts the service as `npm start` does (src/server.ts in a process of its own), on a free
+// loopback port, with request logging off so the benchmark measures the service, not its logs.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+
+export interface RunningServer {
+  url: string
+  child: ChildProcess
+  stop(): Promise<void>
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1')
+  await once(probe, 'listening')
+  const { port } = probe.address() as { port: number }
+  probe.close()
+  await once(probe, 'close')
+  return port
+}
+
+async function waitUntilUp(url: string, child: ChildProcess, stderr: () => string) {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}: ${stderr()}`)
+    try {
+      if ((await fetch(`${url}/ping`)).ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error('the server did not answer /ping within 2 minutes')
+}
+
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'inherit', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  const url = `http://127.0.0.1:${port}`
+  await waitUntilUp(url, child, () => stderr)
+  return {
+    url,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return
+      const exited = once(child, 'exit')
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
