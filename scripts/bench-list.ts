@@ -1,0 +1,88 @@
+// `npm run bench:list`: listPosts at a million posts, on PostgreSQL (DATABASE_URL names the server;
+// the benchmark works in a database of its own and drops it). Posts are made in SQL, since a
+// million HTTP requests would take an hour; everything is then read over HTTP. A deep page costs
+// what the first page costs when paging is keyset on an index, and far more with an offset scan.
+import pg from 'pg'
+import { scratchPostgres } from './bench/database.ts'
+import { formatFigure, measure } from './bench/measure.ts'
+import { seed } from './bench/seed.ts'
+import { startServer } from './bench/server.ts'
+import { encodeCursor } from '../src/http/cursor.ts'
+
+const POSTS = Number(process.env.BENCH_POSTS ?? 1_000_000)
+const DURATION = Number(process.env.BENCH_DURATION_SECONDS ?? 5)
+
+if (!process.env.DATABASE_URL) {
+  console.error('npm run bench:list needs DATABASE_URL (a PostgreSQL server; a scratch database is made on it)')
+  process.exit(2)
+}
+
+const database = await scratchPostgres(process.env.DATABASE_URL)
+const sql = new pg.Client({ connectionString: database.env.DATABASE_URL })
+try {
+  const server = await startServer(database.env)
+  const { postIds } = await seed(server.url, 1)
+  await sql.connect()
+  const started = Date.now()
+  // 200 authors sharing the seeded author's password hash; 20 categories, one of them rare.
+  await sql.query(`
+    insert into users (id, email, name, password_hash, updated_at)
+    select gen_random_uuid(), 'author' || i || '@bench.example', 'Author ' || i, u.password_hash, now()
+    from generate_series(1, 200) i, (select password_hash from users limit 1) u`)
+  await sql.query(`
+    insert into categories (id, name, slug, updated_at)
+    select gen_random_uuid(), 'Topic ' || i, 'topic-' || i, now() from generate_series(1, 19) i`)
+  await sql.query(`insert into categories (id, name, slug, updated_at) values (gen_random_uuid(), 'Rare', 'rare', now())`)
+  // 90 % published, 5 % drafts, 5 % scheduled; one publication a minute, going back in time.
+  await sql.query(
+    `
+    with authors as (select array_agg(id) ids from users where email like 'author%@bench.example')
+    insert into posts (id, author_id, title, body, excerpt, status, published_at, created_at, updated_at)
+    select gen_random_uuid(), authors.ids[1 + i % 200], 'Post number ' || i,
+           'Body of post ' || i || ' about ' || (array['gardens','rivers','engines','poetry','cities'])[1 + i % 5] || '. ' || repeat('Words of prose. ', 12),
+           'Excerpt of post ' || i,
+           (case when i % 20 = 0 then 'draft' when i % 20 = 1 then 'scheduled' else 'published' end)::"PostStatus",
+           case when i % 20 = 0 then null else now() - make_interval(mins => i) end,
+           now() - make_interval(mins => i), now()
+    from generate_series(1, $1::int) i, authors`,
+    [POSTS],
+  )
+  // Every post in one of the 19 topics; 100 posts also in "Rare".
+  await sql.query(`
+    insert into post_categories (post_id, category_id)
+    select p.id, c.ids[1 + abs(hashtext(p.id::text)) % 19]
+    from posts p, (select array_agg(id order by slug) ids from categories where slug like 'topic-%') c`)
+  await sql.query(`
+    insert into post_categories (post_id, category_id)
+    select p.id, (select id from categories where slug = 'rare') from posts p where p.status = 'published' order by random() limit 100`)
+  await sql.query(`update posts set search_vector = to_tsvector('english', title || ' ' || body)`)
+  await sql.query('vacuum analyze')
+  console.log(`seeded ${POSTS} posts in ${Math.round((Date.now() - started) / 1000)} s`)
+
+  // A position 80 % of the way down the published list, as a client paging that far would hold.
+  const { rows } = await sql.query(
+    `select published_at, id from posts where status = 'published' order by published_at desc, id desc offset $1 limit 1`,
+    [Math.floor(POSTS * 0.9 * 0.8)],
+  )
+  const deepCursor = encodeCursor({ at: rows[0].published_at, id: rows[0].id })
+  const { rows: [author] } = await sql.query(`select id from users where email = 'author7@bench.example'`)
+  const scenarios: [string, string][] = [
+    ['GET /ping (baseline)', '/ping'],
+    ['first page', '/posts?limit=20'],
+    ['page 80 % deep (cursor)', `/posts?limit=20&cursor=${deepCursor}`],
+    ['category filter (1 in 19)', '/posts?limit=20&category=topic-3'],
+    ['category filter (100 posts)', '/posts?limit=20&category=rare'],
+    ['author filter', `/posts?limit=20&author=${author.id}`],
+    ['search, common word', '/posts?limit=20&q=rivers'],
+    ['search, one post', `/posts?limit=20&q=${encodeURIComponent('"post 424242"')}`],
+    ['getPost, cached', `/posts/${postIds[0]}`],
+  ]
+  console.log(`listPosts at ${POSTS} posts, ${DURATION} s each, 4 connections`)
+  for (const [name, path] of scenarios) {
+    console.log(formatFigure(await measure(name, { url: `${server.url}${path}`, connections: 4, duration: DURATION })))
+  }
+  await server.stop()
+} finally {
+  await sql.end().catch(() => {})
+  await database.drop()
+}
