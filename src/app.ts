@@ -15,6 +15,7 @@ import { makeThumbnailService, type ThumbnailService } from './content/thumbnail
 import { openDatabase, type Database } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'
 import { handlers } from './handlers/index.ts'
+import { API_VERSION_HEADER } from './http/api-version.ts'
 import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
 import { handleError, installErrorHandler } from './http/error-handler.ts'
 import { installNotFoundHandler } from './http/not-found.ts'
@@ -87,7 +88,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   installErrorHandler(app)
   installNotFoundHandler(app, DOCS_ROUTES)
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id)
+    reply.headers({ 'x-request-id': request.id, [API_VERSION_HEADER]: spec.info.version })
   })
 
   const database = await openDatabase(config)
