@@ -1,5 +1,6 @@
 // The response checker itself (test/helpers/contract.ts): a handler that breaks the contract in
 // each way it can must fail the test that calls it, and responses that keep it must pass.
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { success } from '../../src/http/envelope.ts'
 import { handlers } from '../../src/handlers/index.ts'
@@ -50,6 +51,11 @@ t.test('responses that break the contract fail the test that receives them', asy
     'undeclared field',
   )
   await t.rejects(app.inject({ method: 'GET', url: '/categories' }), violation(/required header API-Version is missing/), 'missing header')
+
+  // The typed client's fetch, on a real port, is checked the same way.
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+  await t.rejects(app.contractFetch()(`http://127.0.0.1:${port}/health`), violation(/status 202 is not documented for getHealth/), 'over fetch')
 })
 
 t.test('responses that keep the contract pass: success, documented errors, unknown routes, no body', async (t) => {
