@@ -20,6 +20,7 @@ import { openDatabase, type Database } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'
 import { listenForInvalidations, notifyWith } from './db/post-invalidations.ts'
 import { handlers } from './handlers/index.ts'
+import { API_VERSION_HEADER } from './http/api-version.ts'
 import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
 import { handleError, installErrorHandler } from './http/error-handler.ts'
 import { installNotFoundHandler } from './http/not-found.ts'
@@ -94,7 +95,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   installErrorHandler(app)
   installNotFoundHandler(app, DOCS_ROUTES)
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id)
+    reply.headers({ 'x-request-id': request.id, [API_VERSION_HEADER]: spec.info.version })
   })
 
   const database = await openDatabase(config)

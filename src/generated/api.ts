@@ -736,7 +736,10 @@ export interface components {
         };
         /** @description Paging state of a list. */
         PageMeta: {
-            /** @description The page size that was applied. */
+            /**
+             * Format: int32
+             * @description The page size that was applied.
+             */
             limit: number;
             /** @description Pass as `cursor` to get the next page; `null` on the last page. */
             nextCursor: string | null;
@@ -765,7 +768,10 @@ export interface components {
             /** @description Markdown, exactly as written; clients render it. */
             body: string;
             categories: components["schemas"]["CategorySummary"][];
-            /** @description Comments on the post, replies included. */
+            /**
+             * Format: int32
+             * @description Comments on the post, replies included.
+             */
             commentCount: number;
             /** Format: date-time */
             createdAt: string;
@@ -837,7 +843,10 @@ export interface components {
         ThumbnailSize: {
             /** @enum {string} */
             contentType: "image/webp" | "image/jpeg" | "image/png" | "image/gif" | "image/avif";
-            /** @description Pixels. */
+            /**
+             * Format: int32
+             * @description Pixels.
+             */
             height: number;
             /**
              * Format: uri-reference
@@ -845,7 +854,10 @@ export interface components {
              * @example /images/7b965e76570e8c2ad30ebf0d2aa7996f71c53ea3668b22f2242e7e3ae08792c9.webp
              */
             url: string;
-            /** @description Pixels. */
+            /**
+             * Format: int32
+             * @description Pixels.
+             */
             width: number;
         };
         /** @description One file part named `file`; its declared type and name are ignored. */
@@ -857,7 +869,10 @@ export interface components {
         TokenPair: {
             /** @description A JWT to send as `Authorization: Bearer <accessToken>`. */
             accessToken: string;
-            /** @description Seconds until the access token expires (600). */
+            /**
+             * Format: int32
+             * @description Seconds until the access token expires (600).
+             */
             expiresIn: number;
             /** @description Opaque, one-time token for `refreshSession`. Keep it secret. */
             refreshToken: string;
@@ -945,6 +960,7 @@ export interface components {
          */
         BadRequest: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -960,6 +976,7 @@ export interface components {
          */
         Conflict: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -973,6 +990,7 @@ export interface components {
          */
         Forbidden: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -985,6 +1003,7 @@ export interface components {
          */
         InvalidCredentials: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -999,6 +1018,7 @@ export interface components {
          */
         NotFound: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -1008,6 +1028,7 @@ export interface components {
         /** @description The client's copy is current (`If-None-Match` matched). No body. */
         NotModified: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
@@ -1016,6 +1037,7 @@ export interface components {
         /** @description `PAYLOAD_TOO_LARGE`: the body is over the limit (1 MiB for JSON, 5 MiB by default for an image). */
         PayloadTooLarge: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -1025,6 +1047,7 @@ export interface components {
         /** @description `PRECONDITION_FAILED`: the post changed since the `ETag` sent as `If-Match`; read it again. */
         PreconditionFailed: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -1037,6 +1060,7 @@ export interface components {
          */
         RefreshTokenInvalid: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -1049,6 +1073,7 @@ export interface components {
          */
         ServiceUnavailable: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -1061,6 +1086,7 @@ export interface components {
          */
         TooManyRequests: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1081,6 +1107,7 @@ export interface components {
          */
         Unauthorized: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                 [name: string]: unknown;
             };
@@ -1097,6 +1124,7 @@ export interface components {
          */
         UnexpectedError: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -1115,6 +1143,7 @@ export interface components {
          */
         UnprocessableContent: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -1129,6 +1158,7 @@ export interface components {
          */
         UnsupportedMediaType: {
             headers: {
+                "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -1169,6 +1199,11 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description The version of this contract (`info.version`, semantic versioning) the
+         *     server implements; sent on every response, errors included.
+         */
+        ApiVersion: string;
         /**
          * @description Entity tag of the representation (RFC 9110): send it back as `If-None-Match`
          *     to revalidate, or as `If-Match` to make a write conditional.
@@ -1212,6 +1247,7 @@ export interface operations {
             /** @description A page of categories. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1238,6 +1274,7 @@ export interface operations {
             /** @description The category was created. */
             201: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1268,6 +1305,7 @@ export interface operations {
             /** @description The category was deleted. No body. */
             204: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1299,6 +1337,7 @@ export interface operations {
             /** @description The updated category. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1330,6 +1369,7 @@ export interface operations {
             /** @description The comment (and its replies) were deleted. No body. */
             204: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1360,6 +1400,7 @@ export interface operations {
             /** @description The updated comment. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1387,6 +1428,7 @@ export interface operations {
             /** @description The service and all its dependencies are up. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1419,6 +1461,7 @@ export interface operations {
             /** @description The image bytes, with the content type they were stored with. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     "Cache-Control": components["headers"]["ImmutableCacheControl"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
@@ -1434,6 +1477,7 @@ export interface operations {
             /** @description The client's copy is current (`If-None-Match` matched). No body. */
             304: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     "Cache-Control": components["headers"]["ImmutableCacheControl"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
@@ -1461,6 +1505,7 @@ export interface operations {
             /** @description Signed in; the body holds the new session's tokens and the user. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1491,6 +1536,7 @@ export interface operations {
             /** @description The session (or all sessions) ended. No body. */
             204: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1514,6 +1560,7 @@ export interface operations {
             /** @description The signed-in user. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1540,6 +1587,7 @@ export interface operations {
             /** @description The updated user. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1566,6 +1614,7 @@ export interface operations {
             /** @description The service is up. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1607,6 +1656,7 @@ export interface operations {
             /** @description A page of posts. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1634,6 +1684,7 @@ export interface operations {
             /** @description The post was created. */
             201: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -1667,6 +1718,7 @@ export interface operations {
             /** @description The post. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -1702,6 +1754,7 @@ export interface operations {
             /** @description The post was deleted. No body. */
             204: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1739,6 +1792,7 @@ export interface operations {
             /** @description The updated post, with its new `ETag`. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -1781,6 +1835,7 @@ export interface operations {
             /** @description A page of comments. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1812,6 +1867,7 @@ export interface operations {
             /** @description The comment was created. */
             201: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1847,6 +1903,7 @@ export interface operations {
             /** @description The post with its new thumbnail. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -1879,6 +1936,7 @@ export interface operations {
             /** @description The thumbnail was removed. No body. */
             204: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1906,6 +1964,7 @@ export interface operations {
             /** @description A new token pair for the same session. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1935,6 +1994,7 @@ export interface operations {
             /** @description The account was created; the body holds the new session's tokens and the user. */
             201: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1972,6 +2032,7 @@ export interface operations {
             /** @description A page of users. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2003,6 +2064,7 @@ export interface operations {
             /** @description The updated user. */
             200: {
                 headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,6 +1,7 @@
 // One place that turns every failure into the envelope: our ApiErrors, ajv validation errors,
 // Fastify's own body and routing errors, and anything unexpected (logged, answered without internals).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { API_VERSION_HEADER, apiVersion } from './api-version.ts'
 import { ApiError, type ErrorCode, type ErrorDetail } from './api-error.ts'
 import { failure } from './envelope.ts'
 
@@ -48,8 +49,8 @@ function toApiError(error: FastifyError): ApiError | null {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
-  // Set here too: errors raised before routing never pass the onRequest hook that sets it.
-  reply.code(error.statusCode).headers({ ...error.headers, 'x-request-id': request.id })
+  // Set here too: errors raised before routing never pass the onRequest hook that sets them.
+  reply.code(error.statusCode).headers({ ...error.headers, 'x-request-id': request.id, [API_VERSION_HEADER]: apiVersion() })
   return reply.send(failure(request, { code: error.code, message: error.message, details: error.details }))
 }
 

@@ -1,25 +1,10 @@
 // The spec's own examples validate against their schemas, so client teams copying an example
 // get a value the service accepts (requests) or really sends (responses).
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormats from 'ajv-formats'
 import t from 'tap'
-import { listOperations, loadSpec } from '../../src/spec.ts'
+import { listOperations } from '../../src/spec.ts'
+import { specSchemas, type Json } from '../helpers/spec-schemas.ts'
 
-const spec = loadSpec()
-const ajv = new Ajv2020({ strict: true, allErrors: true, keywords: ['xml', 'externalDocs'] })
-addFormats.default(ajv)
-// Schemas reference each other as `#/components/schemas/X`; registered once as `spec#/$defs/X`.
-const pointAtDefs = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"spec#/$defs/'))
-ajv.addSchema({ $id: 'spec', $defs: pointAtDefs(spec.components.schemas) })
-
-type Json = Record<string, unknown>
-const deref = (node: Json): Json => {
-  const ref = node.$ref as string | undefined
-  if (!ref) return node
-  return ref.slice(2).split('/').reduce<Json>((at, key) => at[key] as Json, spec as unknown as Json)
-}
-/** A schema with its internal references pointed at the registered components. */
-const compile = (schema: Json) => ajv.compile(pointAtDefs(schema))
+const { spec, deref, compile } = specSchemas()
 
 function examplesOf(media: Json): [string, unknown][] {
   const examples = (media.examples ?? {}) as Record<string, Json>

@@ -11,6 +11,14 @@ t.test('GET /ping answers in the envelope with the spec version', async (t) => {
   t.ok(!Number.isNaN(Date.parse(body.data.time)))
 })
 
+t.test('every response names the contract version in API-Version, errors before routing included', async (t) => {
+  const app = await build(t)
+  for (const url of ['/ping', '/openapi.json', '/no-such-route', '/posts/%E0%A4%A']) {
+    const response = await app.inject({ method: 'GET', url })
+    t.equal(response.headers['api-version'], loadSpec().info.version, `GET ${url} → ${response.statusCode}`)
+  }
+})
+
 t.test('GET /health reports the database and the queue', async (t) => {
   const app = await build(t)
   const response = await app.inject({ method: 'GET', url: '/health' })

@@ -1,9 +1,12 @@
 // One way to build the app for every test: the production buildApp with a test configuration.
 // The database is the embedded PGlite (in memory) unless DATABASE_URL is set, in which case every
 // test runs against that PostgreSQL — `npm test` is run once each way in CI.
+// Every response a test receives through the app it builds is checked against the spec
+// (test/helpers/contract.ts): a response that breaks the contract fails the test that asked for it.
 import type { Test } from 'tap'
 import { buildApp, type AppOptions } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
+import { watchContract } from './contract-watch.ts'
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL)
 
@@ -24,7 +27,9 @@ export function testConfig(env: Record<string, string> = {}): Config {
 }
 
 export async function build(t: Test, env: Record<string, string> = {}, options: AppOptions = {}) {
-  const app = await buildApp(testConfig(env), options)
+  const contract = watchContract()
+  const app = await buildApp(testConfig(env), { ...options, handlers: contract.handlers(options.handlers) })
   t.teardown(() => app.close())
-  return app
+  contract.inject(app)
+  return Object.assign(app, { contractFetch: contract.fetch })
 }

@@ -1,0 +1,61 @@
+// Whether a new version of the contract keeps the promises of the last released one. The diff
+// and its breaking/non-breaking classification come from api-smart-diff, which follows `$ref`s
+// and judges each change by where it is (a removed enum value breaks a request, not a response).
+// Its classification is used as is; the version rule on top is ours: a breaking change needs a
+// higher major version.
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { apiCompare } from 'api-smart-diff'
+import { parse } from 'yaml'
+
+type Document = { info: { version: string } }
+
+export interface Verdict {
+  ok: boolean
+  breaking: string[]
+  lines: string[]
+}
+
+const SEMVER = /^(\d+)\.(\d+)\.(\d+)(?:-[0-9A-Za-z.-]+)?$/
+
+export function parseVersion(version: string): [number, number, number] {
+  const match = SEMVER.exec(version)
+  if (!match) throw new Error(`info.version "${version}" is not a semantic version`)
+  return [Number(match[1]), Number(match[2]), Number(match[3])]
+}
+
+/** Every change api-smart-diff classifies as breaking, as "path: description". */
+export function breakingChanges(before: object, after: object): string[] {
+  const { diffs } = apiCompare(before, after)
+  return diffs.filter((diff) => diff.type === 'breaking').map((diff) => `${diff.action} ${diff.path.join('.')}`)
+}
+
+export function judge(released: Document, current: Document): Verdict {
+  const breaking = breakingChanges(released, current)
+  const [before, after] = [released.info.version, current.info.version].map(parseVersion) as [[number, number, number], [number, number, number]]
+  const summary = `released ${released.info.version} → current ${current.info.version}: ${breaking.length} breaking change(s)`
+  if (breaking.length === 0) return { ok: true, breaking, lines: [summary] }
+  if (after[0] > before[0]) return { ok: true, breaking, lines: [`${summary}, allowed by the major version going up`] }
+  return {
+    ok: false,
+    breaking,
+    lines: [
+      `${summary} without a major version bump (info.version must go to ${before[0] + 1}.0.0 or above):`,
+      ...breaking.slice(0, 30).map((change) => `  breaking: ${change}`),
+      ...(breaking.length > 30 ? [`  … and ${breaking.length - 30} more`] : []),
+    ],
+  }
+}
+
+/** The highest version kept under `dir` as openapi-<version>.yaml. */
+export function lastReleased(dir: string): { file: string; document: Document } {
+  const releases = readdirSync(dir)
+    .map((name) => /^openapi-(.+)\.yaml$/.exec(name))
+    .filter((match) => match !== null)
+    .map((match) => ({ file: join(dir, match[0]), version: parseVersion(match[1]!) }))
+    .sort((a, b) => b.version[0] - a.version[0] || b.version[1] - a.version[1] || b.version[2] - a.version[2])
+  if (releases.length === 0) throw new Error(`no released spec (openapi-<version>.yaml) in ${dir}`)
+  return { file: releases[0]!.file, document: readYaml(releases[0]!.file) }
+}
+
+export const readYaml = (file: string) => parse(readFileSync(file, 'utf8')) as Document

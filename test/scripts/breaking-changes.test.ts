@@ -1,0 +1,64 @@
+// The breaking-change check (scripts/spec-compat.ts), on pairs made from the current contract:
+// one per kind of break client teams would feel, a pair that only adds, and a major bump.
+import t from 'tap'
+import { loadSpec } from '../../src/spec.ts'
+import { judge } from '../../scripts/spec-compat.ts'
+
+type Spec = ReturnType<typeof loadSpec>
+type Schema = { properties: Record<string, Record<string, unknown>>; required: string[]; enum?: string[] }
+const schema = (spec: Spec, name: string) => spec.components.schemas[name] as unknown as Schema
+
+function changed(edit: (spec: Spec) => void, version?: string): Spec {
+  const after = structuredClone(loadSpec())
+  edit(after)
+  if (version) after.info.version = version
+  return after
+}
+
+const breaks: Record<string, [(spec: Spec) => void, RegExp]> = {
+  'removed operation': [(spec) => delete spec.paths['/posts/{id}']!.delete, /remove paths\.\/posts\/\{id\}\.delete/],
+  'removed response field': [
+    (spec) => {
+      const post = schema(spec, 'Post')
+      delete post.properties.title
+      post.required = post.required.filter((name) => name !== 'title')
+    },
+    /remove paths\.\/posts\/\{id\}\.get\.responses\.200\..*\.properties\.title/,
+  ],
+  'new required request field': [
+    (spec) => {
+      const request = schema(spec, 'CreatePostRequest')
+      request.properties.slug = { type: 'string', maxLength: 80 }
+      request.required.push('slug')
+    },
+    /add paths\.\/posts\.post\.requestBody\..*\.required/,
+  ],
+  'narrowed enum': [(spec) => (schema(spec, 'PostStatus').enum = ['draft', 'published']), /remove paths\.\/posts\.post\.requestBody\..*\.enum/],
+  'changed type': [(spec) => (schema(spec, 'Comment').properties.body!.type = 'integer'), /replace components\.schemas\.Comment\.properties\.body\.type/],
+}
+
+for (const [kind, [edit, expected]] of Object.entries(breaks)) {
+  t.test(`${kind}: fails without a major bump, passes with one`, async (t) => {
+    const verdict = judge(loadSpec(), changed(edit, '0.2.0'))
+    t.notOk(verdict.ok, verdict.lines[0] ?? '')
+    t.ok(verdict.breaking.some((change) => expected.test(change)), `reports ${expected}`, { breaking: verdict.breaking.slice(0, 5) })
+    t.ok(judge(loadSpec(), changed(edit, '1.0.0')).ok, 'allowed at 1.0.0')
+  })
+}
+
+t.test('additions break nothing: a new operation, an optional request field, a new response field', async (t) => {
+  const verdict = judge(
+    loadSpec(),
+    changed((spec) => {
+      spec.paths['/posts/{id}/related'] = { get: { ...spec.paths['/posts/{id}']!.get!, operationId: 'listRelatedPosts' } }
+      schema(spec, 'CreatePostRequest').properties.subtitle = { type: 'string', maxLength: 200 }
+      schema(spec, 'Post').properties.readingMinutes = { type: 'integer', format: 'int32', minimum: 0, maximum: 1000 }
+    }, '0.2.0'),
+  )
+  t.ok(verdict.ok, verdict.lines.join('\n'))
+  t.same(verdict.breaking, [])
+})
+
+t.test('a version that is not semantic is refused', async (t) => {
+  t.throws(() => judge(loadSpec(), changed(() => {}, 'v2')), /not a semantic version/)
+})
