@@ -15,9 +15,11 @@ import { makeThumbnailService, type ThumbnailService } from './content/thumbnail
 import { openDatabase, type Database } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'
 import { handlers } from './handlers/index.ts'
+import { registerCors, registerSecurityHeaders } from './http/browser-policy.ts'
 import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
 import { handleError, installErrorHandler } from './http/error-handler.ts'
 import { installNotFoundHandler } from './http/not-found.ts'
+import { registerOverloadGuard } from './http/overload.ts'
 import { registerOperations } from './http/routes.ts'
 import type { HandlerMap } from './http/operations.ts'
 import { registerJwt } from './http/security.ts'
@@ -27,6 +29,7 @@ import { startJobs, type Jobs, type JobsOptions } from './jobs/index.ts'
 import { enqueuePublication } from './jobs/publish-post.ts'
 import { enqueueImageSweep } from './jobs/sweep-images.ts'
 import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
+import { makeMetrics, observeRequests, type Metrics } from './metrics/metrics.ts'
 import { startQueue, type Queue } from './queue/queue.ts'
 import { loadSpec } from './spec.ts'
 
@@ -41,6 +44,8 @@ export interface Services {
   categories: CategoryService
   comments: CommentService
   thumbnails: ThumbnailService
+  /** Prometheus metrics; `metrics.addCollector` takes collectors made elsewhere. */
+  metrics: Metrics
 }
 
 declare module 'fastify' {
@@ -51,11 +56,23 @@ declare module 'fastify' {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
+const SECRET_FIELDS = ['password', 'passwordHash', 'accessToken', 'refreshToken', 'token', 'authorization', 'cookie']
+const REDACTED = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'body',
+  'req.body',
+  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
+]
+
 export function fastifyOptions(config: Config): FastifyServerOptions {
   return {
     logger: {
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+      // Secrets never reach a log line, whoever logs what: headers that carry them, and any field
+      // named like one at the first levels of a logged object (see test/http/logging.test.ts).
+      redact: { paths: REDACTED, censor: '[redacted]' },
     },
     bodyLimit: config.bodyLimitBytes,
     // A caller's request id is kept when it is sane, so one id follows a request across services.
@@ -67,7 +84,9 @@ export function fastifyOptions(config: Config): FastifyServerOptions {
     requestTimeout: 30_000,
     // Opening PGlite and applying migrations can take several seconds on a cold machine.
     pluginTimeout: 120_000,
-    return503OnClosing: true,
+    // Draining on SIGTERM: a request that reaches an open keep-alive connection is served (with
+    // Connection: close), not refused; new connections are refused, as the listener is closed.
+    return503OnClosing: false,
     // Errors raised before routing (a malformed URL) go through the same mapping as the rest.
     frameworkErrors: handleError,
   }
@@ -89,6 +108,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
+  await registerSecurityHeaders(app)
+  await registerCors(app, config)
 
   const database = await openDatabase(config)
   let queue: Queue | undefined
@@ -114,6 +135,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await app.close()
     throw error
   }
+  const metrics = makeMetrics({ database, queue: queue! })
+  observeRequests(app, metrics)
   await registerJwt(app, config)
   const passwords = makePasswordHasher(config.bcryptCost)
   app.addHook('onClose', () => passwords.close())
@@ -133,7 +156,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await categories.ensureDefault()
   const comments = makeCommentService(database.prisma, posts)
   const thumbnails = makeThumbnailService(database.prisma, posts, config, requestImageSweep)
-  app.decorate('services', { config, database, queue, version: spec.info.version, auth, loginLimits, posts, categories, comments, thumbnails })
+  app.decorate('services', { config, database, queue, version: spec.info.version, auth, loginLimits, posts, categories, comments, thumbnails, metrics })
+  // Measuring lag from here on: opening the database and migrating block the loop, but are not load.
+  await registerOverloadGuard(app, config)
   await registerDocs(app, spec)
   await registerMultipart(app, config)
   await registerOperations(app, spec, { ...handlers, ...options.handlers } as HandlerMap)

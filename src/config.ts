@@ -35,6 +35,10 @@ export interface Config {
   /** Registrations allowed per client address per hour. */
   registerLimitPerAddress: number
   shutdownTimeoutMs: number
+  /** Event-loop lag (ms) past which new requests get 503 at once; 0 turns the check off. */
+  eventLoopMaxDelayMs: number
+  /** Origins whose pages may call the API (CORS); empty: none, ['*']: any. */
+  corsOrigins: string[]
 }
 
 export class ConfigError extends Error {
@@ -92,6 +96,26 @@ function mailFrom(env: Env): string {
   const address = /<([^>]+)>$/.exec(value)?.[1] ?? value
   if (!EMAIL.test(address)) throw new ConfigError('MAIL_FROM', 'must be an email address, optionally as "Name <address>"', value)
   return value
+}
+
+/** A comma-separated list of origins (`https://blog.example.com`), or `*` for any. */
+function origins(env: Env, name: string): string[] {
+  const raw = text(env, name, '', 4096)!
+  const list = raw.split(',').map((entry) => entry.trim()).filter(Boolean)
+  for (const entry of list) {
+    if (entry === '*') continue
+    let parsed: URL | undefined
+    try {
+      parsed = new URL(entry)
+    } catch {
+      // reported below
+    }
+    // An origin is scheme, host and port, exactly as a browser sends it: no path, no trailing slash.
+    if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== entry) {
+      throw new ConfigError(name, 'must be a comma-separated list of origins such as https://blog.example.com, or *', entry)
+    }
+  }
+  return list
 }
 
 /**
@@ -156,5 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     loginLimitWindowSeconds: integer(env, 'LOGIN_LIMIT_WINDOW_SECONDS', 900, 1, 86_400),
     registerLimitPerAddress: integer(env, 'REGISTER_LIMIT_PER_ADDRESS', 20, 1, 1_000_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
+    eventLoopMaxDelayMs: integer(env, 'EVENT_LOOP_MAX_DELAY_MS', 1000, 0, 60_000),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
   }
 }
