@@ -35,7 +35,7 @@ function send(path: string): Promise<Outcome> {
       res.on('data', (chunk) => (body += chunk))
       res.on('end', () => {
         // A complete answer is a whole envelope naming this request.
-        let complete = false
+        let complete: boolean
         try {
           complete = JSON.parse(body).meta?.requestId === id
         } catch {
