@@ -24,10 +24,21 @@ export function parseVersion(version: string): [number, number, number] {
   return [Number(match[1]), Number(match[2]), Number(match[3])]
 }
 
-/** Every change api-smart-diff classifies as breaking, as "path: description". */
+/**
+ * Prose and samples: no generated client reads them. api-smart-diff calls a replaced response
+ * `description` breaking (the field is required there), which would make every reworded
+ * response a major version.
+ */
+const ANNOTATIONS = new Set(['description', 'summary', 'title', 'example', 'examples'])
+
+/** Every change api-smart-diff classifies as breaking, as "path: description", prose aside. */
 export function breakingChanges(before: object, after: object): string[] {
   const { diffs } = apiCompare(before, after)
-  return diffs.filter((diff) => diff.type === 'breaking').map((diff) => `${diff.action} ${diff.path.join('.')}`)
+  // A keyword, not a property that happens to be named `title` (`…properties.title`).
+  const isAnnotation = (path: unknown[]) => ANNOTATIONS.has(String(path.at(-1))) && path.at(-2) !== 'properties'
+  return diffs
+    .filter((diff) => diff.type === 'breaking' && !isAnnotation(diff.path))
+    .map((diff) => `${diff.action} ${diff.path.join('.')}`)
 }
 
 export function judge(released: Document, current: Document): Verdict {

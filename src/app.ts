@@ -21,9 +21,11 @@ import { applyMigrations } from './db/migrations.ts'
 import { listenForInvalidations, notifyWith } from './db/post-invalidations.ts'
 import { handlers } from './handlers/index.ts'
 import { API_VERSION_HEADER } from './http/api-version.ts'
+import { registerCors, registerSecurityHeaders } from './http/browser-policy.ts'
 import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
 import { handleError, installErrorHandler } from './http/error-handler.ts'
 import { installNotFoundHandler } from './http/not-found.ts'
+import { registerOverloadGuard } from './http/overload.ts'
 import { registerOperations } from './http/routes.ts'
 import type { HandlerMap } from './http/operations.ts'
 import { registerJwt } from './http/security.ts'
@@ -33,6 +35,8 @@ import { startJobs, type Jobs, type JobsOptions } from './jobs/index.ts'
 import { enqueuePublication } from './jobs/publish-post.ts'
 import { enqueueImageSweep } from './jobs/sweep-images.ts'
 import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
+import { addPostCacheMetrics } from './metrics/post-cache-metrics.ts'
+import { makeMetrics, observeRequests, type Metrics } from './metrics/metrics.ts'
 import { startQueue, type Queue } from './queue/queue.ts'
 import { loadSpec } from './spec.ts'
 
@@ -49,6 +53,8 @@ export interface Services {
   categories: CategoryService
   comments: CommentService
   thumbnails: ThumbnailService
+  /** Prometheus metrics; `metrics.addCollector` takes collectors made elsewhere. */
+  metrics: Metrics
 }
 
 declare module 'fastify' {
@@ -59,11 +65,23 @@ declare module 'fastify' {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
+const SECRET_FIELDS = ['password', 'passwordHash', 'accessToken', 'refreshToken', 'token', 'authorization', 'cookie']
+const REDACTED = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'body',
+  'req.body',
+  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
+]
+
 export function fastifyOptions(config: Config): FastifyServerOptions {
   return {
     logger: {
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+      // Secrets never reach a log line, whoever logs what: headers that carry them, and any field
+      // named like one at the first levels of a logged object (see test/http/logging.test.ts).
+      redact: { paths: REDACTED, censor: '[redacted]' },
     },
     bodyLimit: config.bodyLimitBytes,
     // A caller's request id is kept when it is sane, so one id follows a request across services.
@@ -75,7 +93,9 @@ export function fastifyOptions(config: Config): FastifyServerOptions {
     requestTimeout: 30_000,
     // Opening PGlite and applying migrations can take several seconds on a cold machine.
     pluginTimeout: 120_000,
-    return503OnClosing: true,
+    // Draining on SIGTERM: a request that reaches an open keep-alive connection is served (with
+    // Connection: close), not refused; new connections are refused, as the listener is closed.
+    return503OnClosing: false,
     // Errors raised before routing (a malformed URL) go through the same mapping as the rest.
     frameworkErrors: handleError,
   }
@@ -97,6 +117,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onRequest', async (request, reply) => {
     reply.headers({ 'x-request-id': request.id, [API_VERSION_HEADER]: spec.info.version })
   })
+  await registerSecurityHeaders(app)
+  await registerCors(app, config)
 
   const database = await openDatabase(config)
   let queue: Queue | undefined
@@ -122,12 +144,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await app.close()
     throw error
   }
+  const metrics = makeMetrics({ database, queue: queue! })
+  observeRequests(app, metrics)
   await registerJwt(app, config)
   const postStore = makePostStore(database.prisma)
   const postCache = makePostCache(async (id) => {
     const record = await postStore.find(id)
     return record && toPost(record)
   }, { maxEntries: config.postCacheMaxEntries, maxBytes: config.postCacheMaxBytes, ttlMs: config.postCacheTtlSeconds * 1000 })
+  addPostCacheMetrics(metrics, postCache.stats)
   const changes = makePostChanges(postCache, database.kind === 'postgres' ? notifyWith(database.prisma) : null, app.log)
   if (config.databaseUrl !== null) {
     const listener = listenForInvalidations(config.databaseUrl, (message) => applyMessage(postCache, message), app.log)
@@ -158,7 +183,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await categories.ensureDefault()
   const comments = makeCommentService(database.prisma, posts, changes)
   const thumbnails = makeThumbnailService(database.prisma, posts, config, requestImageSweep, changes)
-  app.decorate('services', { config, database, queue, version: spec.info.version, auth, loginLimits, posts, postCache, categories, comments, thumbnails })
+  app.decorate('services', { config, database, queue, version: spec.info.version, auth, loginLimits, posts, postCache, categories, comments, thumbnails, metrics })
+  // Measuring lag from here on: opening the database and migrating block the loop, but are not load.
+  await registerOverloadGuard(app, config)
   await registerDocs(app, spec)
   await registerMultipart(app, config)
   await registerOperations(app, spec, { ...handlers, ...options.handlers } as HandlerMap)

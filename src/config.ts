@@ -39,6 +39,10 @@ export interface Config {
   postCacheMaxEntries: number
   postCacheMaxBytes: number
   postCacheTtlSeconds: number
+  /** Event-loop lag (ms) past which new requests get 503 at once; 0 turns the check off. */
+  eventLoopMaxDelayMs: number
+  /** Origins whose pages may call the API (CORS); empty: none, ['*']: any. */
+  corsOrigins: string[]
 }
 
 export class ConfigError extends Error {
@@ -96,6 +100,26 @@ function mailFrom(env: Env): string {
   const address = /<([^>]+)>$/.exec(value)?.[1] ?? value
   if (!EMAIL.test(address)) throw new ConfigError('MAIL_FROM', 'must be an email address, optionally as "Name <address>"', value)
   return value
+}
+
+/** A comma-separated list of origins (`https://blog.example.com`), or `*` for any. */
+function origins(env: Env, name: string): string[] {
+  const raw = text(env, name, '', 4096)!
+  const list = raw.split(',').map((entry) => entry.trim()).filter(Boolean)
+  for (const entry of list) {
+    if (entry === '*') continue
+    let parsed: URL | undefined
+    try {
+      parsed = new URL(entry)
+    } catch {
+      // reported below
+    }
+    // An origin is scheme, host and port, exactly as a browser sends it: no path, no trailing slash.
+    if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== entry) {
+      throw new ConfigError(name, 'must be a comma-separated list of origins such as https://blog.example.com, or *', entry)
+    }
+  }
+  return list
 }
 
 /**
@@ -163,5 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
     postCacheMaxEntries: integer(env, 'POST_CACHE_MAX_ENTRIES', 10_000, 0, 1_000_000),
     postCacheMaxBytes: integer(env, 'POST_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 4 * 1024 * 1024 * 1024),
     postCacheTtlSeconds: integer(env, 'POST_CACHE_TTL_SECONDS', 300, 1, 86_400),
+    eventLoopMaxDelayMs: integer(env, 'EVENT_LOOP_MAX_DELAY_MS', 1000, 0, 60_000),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
   }
 }

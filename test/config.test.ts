@@ -31,11 +31,25 @@ t.test('each bad value names its variable', async (t) => {
     [{ ADMIN_EMAIL: 'nope', ADMIN_PASSWORD: 'long-enough-password' }, /ADMIN_EMAIL must be an email address/],
     [{ POST_CACHE_MAX_ENTRIES: '-1' }, /POST_CACHE_MAX_ENTRIES must be an integer from 0 to 1000000/],
     [{ POST_CACHE_TTL_SECONDS: '0' }, /POST_CACHE_TTL_SECONDS must be an integer from 1/],
+    [{ EVENT_LOOP_MAX_DELAY_MS: '-1' }, /EVENT_LOOP_MAX_DELAY_MS must be an integer from 0 to 60000/],
+    [{ CORS_ORIGINS: 'https://blog.example.com/' }, /CORS_ORIGINS must be a comma-separated list of origins/],
+    [{ CORS_ORIGINS: 'https://a.example.com, blog.example.com' }, /CORS_ORIGINS must be .* \(got "blog.example.com"\)$/],
+    [{ CORS_ORIGINS: 'ftp://files.example.com' }, /CORS_ORIGINS must be/],
   ]
   for (const [env, message] of cases) {
     t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))
     t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), ConfigError)
   }
+})
+
+t.test('overload limit and CORS origins', async (t) => {
+  const defaults = loadConfig({ DATA_DIR: 'memory:' })
+  t.equal(defaults.eventLoopMaxDelayMs, 1000)
+  t.same(defaults.corsOrigins, [], 'no CORS unless asked for')
+  t.equal(loadConfig({ DATA_DIR: 'memory:', EVENT_LOOP_MAX_DELAY_MS: '0' }).eventLoopMaxDelayMs, 0, '0 turns the check off')
+  const listed = loadConfig({ DATA_DIR: 'memory:', CORS_ORIGINS: 'https://blog.example.com, http://localhost:5173' })
+  t.same(listed.corsOrigins, ['https://blog.example.com', 'http://localhost:5173'])
+  t.same(loadConfig({ DATA_DIR: 'memory:', CORS_ORIGINS: '*' }).corsOrigins, ['*'])
 })
 
 t.test('a URL with a password is never echoed back', async (t) => {

@@ -28,6 +28,8 @@ export interface Database {
   queueExecutor: QueueSqlExecutor | null
   /** A cheap round trip, used by GET /health. */
   ping(): Promise<void>
+  /** The connection pool's state, for metrics (the embedded database has one connection). */
+  poolStats(): { total: number; idle: number; waiting: number }
   /**
    * Runs `fn` (the migration engine) with an adapter factory of its own, while holding the
    * database-wide migration lock, so instances that start together apply each migration once.
@@ -67,6 +69,7 @@ async function openPostgres(config: Pick<Config, 'databaseUrl' | 'databasePoolMa
     async ping() {
       await pool.query('select 1')
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async withMigrationLock(fn) {
       // A connection of its own, without the pool's query timeout: waiting for another
       // instance's migrations is expected. The lock dies with the connection.
@@ -137,6 +140,7 @@ async function openEmbedded(dataDir: string | null): Promise<Database> {
     async ping() {
       await pglite.query('select 1')
     },
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     // One process owns the embedded database: nobody to race with.
     withMigrationLock: (fn) => fn(adapterFactory),
     close: once(async () => {

@@ -1,4 +1,5 @@
-// Prisma's error codes that stores turn into answers (409, 404) instead of letting them become 500s.
+// Prisma's error codes that stores turn into answers (409, 404) instead of letting them become 500s,
+// and the errors that mean the database itself is out of reach (the error handler answers 503).
 import { Prisma } from '../generated/prisma/client.ts'
 
 const hasCode = (error: unknown, code: string) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === code
@@ -8,3 +9,41 @@ export const isUniqueViolation = (error: unknown) => hasCode(error, 'P2002')
 
 /** The record to update or delete no longer exists (deleted meanwhile). */
 export const isMissingRecord = (error: unknown) => hasCode(error, 'P2025')
+
+/** Socket errors of a connection that could not be made or was lost. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+/** Prisma: can't reach / timed out / connection closed / no connection from the pool in time. */
+const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024'])
+/** The driver adapter's kinds for the same (see @prisma/adapter-pg's convertDriverError). */
+const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections'])
+/**
+ * SQLSTATEs of a server going away or not yet back: class 08 (connection exception), 57P01–57P03
+ * (admin shutdown, crash shutdown, cannot connect now: starting up), 53300 (too many connections).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/
+/** node-postgres raises these as plain Errors, without a code. */
+const PG_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/
+
+interface Inspectable {
+  code?: unknown
+  message?: unknown
+  cause?: unknown
+  meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown } } }
+}
+
+/**
+ * Whether `error` (or anything in its `cause` chain) says the database is unreachable, restarting or
+ * out of connections — a condition that passes, answered 503, not a bug answered 500.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let at = error, depth = 0; at !== null && typeof at === 'object' && depth < 8; depth++) {
+    const { code, message, cause, meta } = at as Inspectable
+    const adapterCause = meta?.driverAdapterError?.cause
+    if (typeof code === 'string' && (SOCKET_CODES.has(code) || PRISMA_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true
+    if (typeof adapterCause?.kind === 'string' && ADAPTER_KINDS.has(adapterCause.kind)) return true
+    if (adapterCause?.kind === 'postgres' && typeof adapterCause.code === 'string' && UNAVAILABLE_SQLSTATE.test(adapterCause.code)) return true
+    if (typeof message === 'string' && PG_MESSAGES.test(message)) return true
+    at = cause
+  }
+  return false
+}

@@ -1,6 +1,8 @@
 // Cache invalidation across instances on PostgreSQL: writers NOTIFY once their write committed,
-// every instance LISTENs on a connection of its own. When that connection drops, notifications
-// may have been missed, so the instance is told to forget everything ('*') and listens again.
+// every instance LISTENs on a connection of its own. When that connection drops, the instance
+// listens again at once, and once it listens it is told to forget everything ('*'), since
+// notifications may have been missed meanwhile. It does not forget at the drop itself: while the
+// database is down no write can commit, and the cache is what keeps serving reads.
 // The embedded database has a single instance: nothing to tell anyone.
 import pg from 'pg'
 import type { FastifyBaseLogger } from 'fastify'
@@ -29,39 +31,45 @@ export function listenForInvalidations(
   let closed = false
   let timer: NodeJS.Timeout | undefined
 
-  function reconnectLater() {
+  function reconnect(delayMs: number) {
     if (closed || timer) return
     timer = setTimeout(() => {
       timer = undefined
       void connect()
-    }, retryMs)
+    }, delayMs)
   }
 
   async function connect() {
     const next = new pg.Client({ connectionString, application_name: 'blog-api-listen' })
     let lost = false
-    // 'error' (the server ended the session) and 'end' (the socket closed) may both come: act once.
-    const onLost = (error?: Error) => {
+    let listening = false
+    // 'error' (the server ended the session) and 'end' (the socket closed) may both come, also
+    // after a failed connect: act once. A listener that was up tries again at once; one that
+    // could not connect waits, so a database that is down is not hammered.
+    const onLost = () => {
       if (lost || closed) return
       lost = true
       if (client === next) client = undefined
-      log.warn({ err: error }, 'cache invalidation connection lost; emptying the cache and listening again')
-      onMessage(ALL)
       void next.end().catch(() => {})
-      reconnectLater()
+      reconnect(listening ? 0 : retryMs)
     }
     next.on('notification', (notification) => onMessage(notification.payload ?? ALL))
-    next.on('error', onLost)
-    next.on('end', () => onLost())
+    next.on('error', (error) => {
+      if (listening) log.warn({ err: error }, 'cache invalidation connection lost; listening again')
+      onLost()
+    })
+    next.on('end', onLost)
     try {
       await next.connect()
       await next.query(`listen ${CHANNEL}`)
     } catch (error) {
       log.warn({ err: error }, 'cannot listen for cache invalidations; retrying')
-      onLost(error as Error)
+      onLost()
       return
     }
     if (closed) return void (await next.end().catch(() => {}))
+    if (lost) return
+    listening = true
     client = next
     // Whatever changed while nobody listened is unknown: start from an empty cache.
     onMessage(ALL)

@@ -215,6 +215,36 @@ export interface paths {
         patch: operations["updateCurrentUser"];
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metrics for Prometheus
+         * @description Open to anyone; restrict it to your monitoring network at the load balancer.
+         *     The instance's metrics in the Prometheus text exposition format (not an
+         *     envelope): requests by operationId, method and status
+         *     (`http_requests_total`), their latency (`http_request_duration_seconds`,
+         *     a histogram by operationId), the depth of each job queue
+         *     (`blog_queue_jobs`), the database connection pool (`blog_db_pool_connections`),
+         *     the `GET /posts/{id}` cache (`blog_post_cache_hits_total`,
+         *     `blog_post_cache_misses_total`, `blog_post_cache_evictions_total`,
+         *     `blog_post_cache_entries`, `blog_post_cache_bytes`), and the process (memory,
+         *     CPU, event-loop lag). Each instance reports its own; Prometheus sums across
+         *     instances. Still answered when the instance is overloaded, so its lag can be seen.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ping": {
         parameters: {
             query?: never;
@@ -1068,12 +1098,15 @@ export interface components {
             };
         };
         /**
-         * @description `SERVICE_UNAVAILABLE`: a dependency is down. `details` has one entry per
-         *     failing component, whose `path` is the component's name (`database`, `queue`).
+         * @description `SERVICE_UNAVAILABLE`: a dependency is down, or the instance is overloaded.
+         *     `details` has one entry per failing component, whose `path` is the
+         *     component's name (`database`, `queue`, `server` when overloaded). Retry
+         *     after `Retry-After` seconds.
          */
         ServiceUnavailable: {
             headers: {
                 "API-Version": components["headers"]["ApiVersion"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1120,11 +1153,15 @@ export interface components {
          *     `meta.requestId` when reporting it.
          *     - `500 INTERNAL_ERROR`: an unexpected error.
          *     - `501 NOT_IMPLEMENTED`: the operation is specified but not implemented yet.
-         *     - `503 SERVICE_UNAVAILABLE`: a dependency (database, queue) is down.
+         *     - `503 SERVICE_UNAVAILABLE`: a dependency (database, queue) is down, or the
+         *       instance is overloaded (its event loop lags); `details` names the component
+         *       (`database`, `queue`, `server`). Sent with `Retry-After`; the request
+         *       failed fast and may be retried.
          */
         UnexpectedError: {
             headers: {
                 "API-Version": components["headers"]["ApiVersion"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1599,6 +1636,28 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, in the Prometheus text format 0.0.4. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             default: components["responses"]["UnexpectedError"];
         };
     };

@@ -1,4 +1,4 @@
-// Tag `system`: liveness and readiness.
+// Tag `system`: liveness, readiness and metrics.
 import { ApiError } from '../http/api-error.ts'
 import { success } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
@@ -41,4 +41,12 @@ export const getHealth: OperationHandler<'getHealth'> = async (request) => {
     database: { status: 'up' as const, latencyMs: db.value },
     queue: { status: 'up' as const },
   })
+}
+
+/** Prometheus text, not an envelope: sent here, so the handler returns nothing. */
+export const getMetrics: OperationHandler<'getMetrics'> = async (request, reply) => {
+  const { metrics } = request.server.services
+  reply.headers({ 'content-type': metrics.contentType, 'cache-control': 'no-store' })
+  reply.send(await metrics.render())
+  return undefined
 }

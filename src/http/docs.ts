@@ -9,7 +9,15 @@ export const DOCS_ROUTES: Record<string, string[]> = { '/openapi.json': ['GET', 
 
 export async function registerDocs(app: FastifyInstance, spec: OpenApiDocument) {
   await app.register(fastifySwagger, { mode: 'static', specification: { document: structuredClone(spec) as never } })
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true },
+    // The page replaces the API's `default-src 'none'` (src/http/browser-policy.ts) with one that
+    // allows its own scripts, styles and inline script hashes. Without upgrade-insecure-requests:
+    // served over plain HTTP (npm start), the page would ask for its scripts over HTTPS.
+    staticCSP: true,
+    transformStaticCSP: (header: string) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+  })
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('cache-control', 'no-cache')
     return app.swagger()

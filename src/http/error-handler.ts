@@ -2,6 +2,7 @@
 // Fastify's own body and routing errors, and anything unexpected (logged, answered without internals).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { API_VERSION_HEADER, apiVersion } from './api-version.ts'
+import { isDatabaseUnavailable } from '../db/errors.ts'
 import { ApiError, type ErrorCode, type ErrorDetail } from './api-error.ts'
 import { failure } from './envelope.ts'
 
@@ -48,6 +49,14 @@ function toApiError(error: FastifyError): ApiError | null {
   return null
 }
 
+/** Seconds a client should wait before retrying a 503. */
+export const RETRY_AFTER_SECONDS = 5
+
+export const databaseUnavailable = () =>
+  new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; try again shortly.', [{ path: 'database', message: 'The database cannot be reached.' }], {
+    'retry-after': String(RETRY_AFTER_SECONDS),
+  })
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
   // Set here too: errors raised before routing never pass the onRequest hook that sets them.
   reply.code(error.statusCode).headers({ ...error.headers, 'x-request-id': request.id, [API_VERSION_HEADER]: apiVersion() })
@@ -65,6 +74,12 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     // A 4xx from a plugin we did not map: keep its status, never its internals.
     request.log.warn({ err: error }, 'unmapped client error')
     return sendError(request, reply, new ApiError(error.statusCode, 'VALIDATION_FAILED', 'The request could not be processed.'))
+  }
+  if (isDatabaseUnavailable(error)) {
+    // A passing condition (the database restarts, fails over, is out of connections), not a bug:
+    // the client may retry, and the log says what happened without the driver's whole state.
+    request.log.warn({ reason: error.message.split('\n').filter(Boolean).at(-1) }, 'database unavailable')
+    return sendError(request, reply, databaseUnavailable())
   }
   request.log.error({ err: error }, 'unexpected error')
   return sendError(request, reply, new ApiError(500, 'INTERNAL_ERROR', 'Something went wrong on our side. Quote the request id when reporting it.'))

@@ -25,7 +25,9 @@ export async function startQueue(
     schema: 'pgboss',
   })
   // pg-boss reports failures of its background loops here; without a listener they would crash the process.
-  boss.on('error', (error) => log.error({ err: error }, 'queue error'))
+  // Only message and code: a pg error carries its client, whose connection parameters may hold the
+  // database password. While the database is down this fires on every poll; it recovers by itself.
+  boss.on('error', (error: Error & { code?: string }) => log.error({ err: { message: error.message, code: error.code } }, 'queue error'))
   await boss.start()
   let stopping: Promise<void> | undefined
   return {

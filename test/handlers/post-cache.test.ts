@@ -159,3 +159,18 @@ t.test('with the cache off, every read goes to the database and still works', as
   await app.inject({ method: 'PATCH', url: `/posts/${post.id}`, headers: author.auth, payload: { title: 'Uncached' } })
   t.equal((await read(app, post.id)).json().data.title, 'Uncached')
 })
+
+t.test("the cache's hits, misses, evictions and size are in GET /metrics", async (t) => {
+  const app = await build(t, { POST_CACHE_MAX_ENTRIES: '1' })
+  const author = await registerUser(app)
+  const [first, second] = [await createPost(app, author, { status: 'published' }), await createPost(app, author, { status: 'published' })]
+  await read(app, first.id)
+  await read(app, first.id)
+  await read(app, second.id)
+  const text = (await app.inject({ method: 'GET', url: '/metrics' })).body
+  t.match(text, /^blog_post_cache_hits_total 1$/m)
+  t.match(text, /^blog_post_cache_misses_total 2$/m)
+  t.match(text, /^blog_post_cache_evictions_total 1$/m)
+  t.match(text, /^blog_post_cache_entries 1$/m)
+  t.match(text, /^blog_post_cache_bytes [1-9]\d*$/m)
+})

@@ -1,8 +1,9 @@
 // Where thumbnails live: in the database, shared by every instance, content-addressed so one
-// image can serve several posts, and swept (a pg-boss job) once no post uses it.
+// image can serve several posts, and swept (a pg-boss job) once no post uses it. Served by every
+// instance: test/fleet.test.ts.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build, usingPostgres } from '../helpers/build.ts'
+import { build } from '../helpers/build.ts'
 import { registerUser, type Account } from '../helpers/accounts.ts'
 import { createPost } from '../helpers/posts.ts'
 import { eventually, keysOf, solidImage, uploadThumbnail } from '../helpers/images.ts'
@@ -45,25 +46,4 @@ t.test('replacing a thumbnail, removing it or deleting its post leaves no image 
 
   const unused = await app.services.database.prisma.image.count({ where: { key: { in: [...shared, ...replacement, ...ofC] } } })
   t.equal(unused, 0, 'and their rows are gone from the database')
-})
-
-const skip = usingPostgres ? false : 'needs PostgreSQL: the embedded database belongs to one process (set DATABASE_URL)'
-
-t.test('an image uploaded through one instance is served by another on the same PostgreSQL', { skip }, async (t) => {
-  const [one, two] = [await build(t, {}, { jobs }), await build(t, {}, { jobs })]
-  const author = await registerUser(one)
-  const post = await createPost(one, author, { status: 'published' })
-  const keys = await upload(one, post.id, author, await solidImage(1500, 1000, 'jpeg', '#cc8844'))
-  t.equal(keys.length, 3)
-  for (const key of keys) {
-    const [viaOne, viaTwo] = [await one.inject({ method: 'GET', url: `/images/${key}` }), await two.inject({ method: 'GET', url: `/images/${key}` })]
-    t.equal(viaTwo.statusCode, 200, `instance 2 serves ${key}`)
-    t.equal(viaTwo.headers['content-type'], 'image/webp')
-    t.ok(viaTwo.rawPayload.equals(viaOne.rawPayload), 'the same bytes')
-  }
-  t.same(keysOf((await two.inject({ method: 'GET', url: `/posts/${post.id}` })).json().data), keys, 'instance 2 shows the thumbnail')
-
-  const replaced = await upload(two, post.id, author, await solidImage(1500, 1000, 'jpeg', '#4488cc'))
-  t.ok(await allAnswer(one, replaced, 200), 'replaced through instance 2, served by instance 1')
-  t.ok(await eventually(() => allAnswer(one, keys, 404)), 'and the old images are gone for instance 1 too')
 })

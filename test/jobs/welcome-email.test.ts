@@ -1,59 +1,13 @@
 // The welcome email end to end: a real SMTP server on loopback receives exactly one mail per new
 // user, also when it refused the first attempt, and however often the job was enqueued.
 import { randomUUID } from 'node:crypto'
-import { once } from 'node:events'
-import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import type PgBoss from 'pg-boss'
-import { SMTPServer } from 'smtp-server'
 import { build, usingPostgres } from '../helpers/build.ts'
 import { createScratchDatabase } from '../helpers/postgres.ts'
+import { startSmtpServer } from '../helpers/smtp.ts'
 import { enqueueWelcomeEmail, WELCOME_EMAIL_QUEUE } from '../../src/jobs/welcome-email.ts'
-
-interface Received {
-  to: string[]
-  raw: string
-}
-
-async function startSmtpServer() {
-  const received: Received[] = []
-  /** Recipients whose first RCPT TO is answered 451 (a temporary failure), and those refused so far. */
-  const refuseFirst = new Set<string>()
-  const refused = new Set<string>()
-  const server = new SMTPServer({
-    secure: false,
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      const to = address.address.toLowerCase()
-      if (refuseFirst.has(to) && !refused.has(to)) {
-        refused.add(to)
-        return callback(Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 451 }))
-      }
-      callback()
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = []
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-      stream.on('end', () => {
-        received.push({ to: session.envelope.rcptTo.map((a) => a.address.toLowerCase()), raw: Buffer.concat(chunks).toString() })
-        callback()
-      })
-    },
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server.server, 'listening')
-  const { port } = server.server.address() as AddressInfo
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    refuseFirst,
-    refused,
-    mailsTo: (email: string) => received.filter((mail) => mail.to.includes(email.toLowerCase())),
-    close: () => new Promise<void>((resolve) => server.close(resolve)),
-  }
-}
 
 /** Waits until pg-boss has completed the user's job: from then on no further send can happen. */
 async function completedJob(boss: PgBoss, userId: string) {

@@ -59,6 +59,19 @@ t.test('additions break nothing: a new operation, an optional request field, a n
   t.same(verdict.breaking, [])
 })
 
+t.test('rewording breaks nothing: descriptions and summaries of responses and operations', async (t) => {
+  const verdict = judge(
+    loadSpec(),
+    changed((spec) => {
+      const responses = spec.components.responses as Record<string, { description: string }>
+      for (const response of Object.values(responses)) response.description = `${response.description} Reworded.`
+      spec.paths['/posts']!.get!.summary = 'Reworded summary'
+    }, '0.2.0'),
+  )
+  t.ok(verdict.ok, verdict.lines.join('\n'))
+  t.same(verdict.breaking, [])
+})
+
 t.test('a version that is not semantic is refused', async (t) => {
   t.throws(() => judge(loadSpec(), changed(() => {}, 'v2')), /not a semantic version/)
 })

@@ -1,0 +1,58 @@
+// Security headers on every answer, a CSP on /docs that still lets the page run, and CORS only for
+// the configured origins.
+import { createHash } from 'node:crypto'
+import t from 'tap'
+import { build } from '../helpers/build.ts'
+
+t.test('API answers carry security headers and forbid loading anything', async (t) => {
+  const app = await build(t)
+  for (const url of ['/ping', '/no/such/route']) {
+    const response = await app.inject({ method: 'GET', url })
+    t.equal(response.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'", url)
+    t.equal(response.headers['x-content-type-options'], 'nosniff')
+    t.equal(response.headers['x-frame-options'], 'SAMEORIGIN')
+    t.match(response.headers['strict-transport-security'], /max-age=\d+/)
+    t.equal(response.headers['cross-origin-resource-policy'], 'cross-origin', 'images may be shown by front ends elsewhere')
+  }
+})
+
+t.test('/docs gets a CSP that allows its own scripts and styles, inline ones by hash', async (t) => {
+  const app = await build(t)
+  const page = await app.inject({ method: 'GET', url: '/docs/' })
+  t.equal(page.statusCode, 200)
+  const csp = String(page.headers['content-security-policy'])
+  t.match(csp, /script-src 'self'/)
+  t.match(csp, /style-src 'self'/)
+  t.notMatch(csp, /upgrade-insecure-requests/, 'works over plain HTTP too')
+  for (const [, body] of page.body.matchAll(/<script>([\s\S]*?)<\/script>/g)) {
+    t.ok(csp.includes(`'sha256-${createHash('sha256').update(body!).digest('base64')}'`), 'each inline script is allowed by its hash')
+  }
+  const sources = [...page.body.matchAll(/(?:src|href)="\.?\/?([^"]+\.(?:js|css))"/g)].map((match) => match[1]!)
+  t.ok(sources.length > 0, 'the page loads scripts and styles')
+  for (const source of sources) {
+    const asset = await app.inject({ method: 'GET', url: `/docs/${source.replace(/^\.\//, '')}` })
+    t.equal(asset.statusCode, 200, `${source} is served`)
+  }
+})
+
+t.test('CORS: only configured origins, preflight included; none when not configured', async (t) => {
+  const app = await build(t, { CORS_ORIGINS: 'https://blog.example.com' })
+  const preflight = await app.inject({
+    method: 'OPTIONS',
+    url: '/posts',
+    headers: { origin: 'https://blog.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+  })
+  t.equal(preflight.statusCode, 204)
+  t.equal(preflight.headers['access-control-allow-origin'], 'https://blog.example.com')
+  t.match(preflight.headers['access-control-allow-methods'], /POST/)
+  t.match(preflight.headers['access-control-allow-headers'], /authorization/)
+  const simple = await app.inject({ method: 'GET', url: '/ping', headers: { origin: 'https://blog.example.com' } })
+  t.equal(simple.headers['access-control-allow-origin'], 'https://blog.example.com')
+  t.match(simple.headers['access-control-expose-headers'], /x-request-id/)
+  const stranger = await app.inject({ method: 'GET', url: '/ping', headers: { origin: 'https://evil.example.net' } })
+  t.equal(stranger.headers['access-control-allow-origin'], undefined, 'another origin gets no CORS headers')
+
+  const closed = await build(t)
+  const none = await closed.inject({ method: 'GET', url: '/ping', headers: { origin: 'https://blog.example.com' } })
+  t.equal(none.headers['access-control-allow-origin'], undefined, 'no CORS_ORIGINS, no CORS')
+})

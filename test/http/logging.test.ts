@@ -1,0 +1,54 @@
+// The log lines of a sign-up, a login, a refresh and a logout, captured from a real server process
+// at its most verbose level: each names its request id, and none holds a password or a token.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { startServer } from '../helpers/server-process.ts'
+
+t.test('no password, access token or refresh token reaches the logs', async (t) => {
+  const server = await startServer({
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-logging-')),
+    DATABASE_URL: process.env.DATABASE_URL ?? '',
+    JWT_SECRET: 'logging-test-secret-logging-test-secret-0123',
+    REGISTER_LIMIT_PER_ADDRESS: '1000000',
+    LOGIN_LIMIT_PER_ADDRESS: '1000000',
+    LOG_LEVEL: 'trace',
+  })
+  t.teardown(() => server.child.kill('SIGTERM'))
+  type Tokens = { data: { accessToken: string; refreshToken: string } }
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+  const email = `logging-${Date.now()}@example.com`
+  const password = 'a-password-that-must-not-be-logged'
+  const registered = (await (await post('/register', { email, password, name: 'Logging' }, { 'x-request-id': 'log-register' })).json()) as Tokens
+  const wrong = await post('/login', { email, password: `${password}-wrong` }, { 'x-request-id': 'log-login-wrong' })
+  t.equal(wrong.status, 401, await wrong.clone().text())
+  const signedIn = (await (await post('/login', { email, password }, { 'x-request-id': 'log-login' })).json()) as Tokens
+  const refreshed = (await (await post('/refresh', { refreshToken: signedIn.data.refreshToken }, { 'x-request-id': 'log-refresh' })).json()) as Tokens
+  const bearer = { authorization: `Bearer ${refreshed.data.accessToken}`, cookie: 'session=a-cookie-that-must-not-be-logged' }
+  t.equal((await fetch(`${server.url}/me`, { headers: { ...bearer, 'x-request-id': 'log-me' } })).status, 200)
+  t.equal((await post('/logout', {}, { ...bearer, 'x-request-id': 'log-logout' })).status, 204)
+  server.child.kill('SIGTERM')
+  await server.exit
+
+  const secrets = {
+    password,
+    'wrong password': `${password}-wrong`,
+    cookie: 'a-cookie-that-must-not-be-logged',
+    ...Object.fromEntries(
+      [registered, signedIn, refreshed].flatMap((body, index) => [
+        [`access token ${index}`, body.data.accessToken],
+        [`refresh token ${index}`, body.data.refreshToken],
+      ]),
+    ),
+  }
+  const lines = server.logs.map((entry) => JSON.stringify(entry))
+  for (const id of ['log-register', 'log-login-wrong', 'log-login', 'log-refresh', 'log-me', 'log-logout']) {
+    t.ok(lines.some((line) => line.includes(`"reqId":"${id}"`)), `the request ${id} is logged under its request id`)
+  }
+  for (const [name, secret] of Object.entries(secrets)) {
+    t.type(secret, 'string')
+    t.notOk(lines.some((line) => line.includes(secret)), `no log line holds the ${name}`)
+  }
+})
