@@ -131,15 +131,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await database.close()
   })
   try {
-    const { applied } = await database.withMigrationLock(applyMigrations)
-    app.log.info({ migrations: applied }, `database ready (${database.kind}); ${applied.length} migration(s) applied`)
-    queue = await startQueue(database, config, app.log)
-    jobs = await startJobs(
-      // The sweep reads the database only: a worker may fetch a job before app.services exists.
-      { queue, config, publishIfDue: (id) => app.services.posts.publishIfDue(id), sweepImages: makeImageStore(database.prisma).sweepOrphans },
-      app.log,
-      options.jobs,
-    )
+    // Instances starting together on a new database take turns: migrations, then the job queues,
+    // whose creation (tables and constraints, by pg-boss) deadlocks when two instances race it.
+    await database.withMigrationLock(async (adapterFactory) => {
+      const { applied } = await applyMigrations(adapterFactory)
+      app.log.info({ migrations: applied }, `database ready (${database.kind}); ${applied.length} migration(s) applied`)
+      queue = await startQueue(database, config, app.log)
+      jobs = await startJobs(
+        // The sweep reads the database only: a worker may fetch a job before app.services exists.
+        { queue, config, publishIfDue: (id) => app.services.posts.publishIfDue(id), sweepImages: makeImageStore(database.prisma).sweepOrphans },
+        app.log,
+        options.jobs,
+      )
+    })
   } catch (error) {
     await app.close()
     throw error
@@ -183,7 +187,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await categories.ensureDefault()
   const comments = makeCommentService(database.prisma, posts, changes)
   const thumbnails = makeThumbnailService(database.prisma, posts, config, requestImageSweep, changes)
-  app.decorate('services', { config, database, queue, version: spec.info.version, auth, loginLimits, posts, postCache, categories, comments, thumbnails, metrics })
+  app.decorate('services', { config, database, queue: queue!, version: spec.info.version, auth, loginLimits, posts, postCache, categories, comments, thumbnails, metrics })
   // Measuring lag from here on: opening the database and migrating block the loop, but are not load.
   await registerOverloadGuard(app, config)
   await registerDocs(app, spec)
