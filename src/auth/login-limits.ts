@@ -1,12 +1,14 @@
 // Login attempts limited per client address (every attempt counts) and per account (failed
-// attempts count), registrations per address; counters live in the database (rate-limit-store.ts),
+// attempts count), registrations per address. An account's attempt is counted before its password
+// is checked and given back when it succeeds: counted afterwards, a burst of concurrent guesses
+// would all pass the check before any of them was counted. counters live in the database (rate-limit-store.ts),
 // so the limits hold across instances. Past a limit: 429 RATE_LIMITED with Retry-After.
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import { ApiError } from '../http/api-error.ts'
-import { makeRateLimitStore } from './rate-limit-store.ts'
+import { makeRateLimitStore, releaseOne } from './rate-limit-store.ts'
 
 interface LimitStatus {
   max: number
@@ -34,15 +36,16 @@ export async function makeLoginLimits(app: FastifyInstance, prisma: PrismaClient
   const registrations = app.createRateLimit({ max: config.registerLimitPerAddress, timeWindow: 3_600_000, keyGenerator: (request) => `register:address:${request.ip}` })
 
   return {
-    /** Counts the attempt against the address; refuses it when either limit is spent. */
+    /** Counts the attempt against the address and the account; refuses it when either limit is spent. */
     async beforeLogin(request: FastifyRequest) {
       const address = (await perAddress(request)) as LimitStatus & { isExceeded: boolean }
       if (address.isExceeded) throw tooMany(address, 'login attempts from this address')
-      const account = (await perAccount(request, { increment: false })) as LimitStatus
-      if (account.remaining === 0) throw tooMany(account, 'failed logins for this account')
+      const account = (await perAccount(request)) as LimitStatus & { isExceeded: boolean }
+      if (account.isExceeded) throw tooMany(account, 'failed logins for this account')
     },
-    async loginFailed(request: FastifyRequest) {
-      await perAccount(request)
+    /** Gives the account back the attempt counted by beforeLogin: only failures use up its limit. */
+    async loginSucceeded(request: FastifyRequest) {
+      await releaseOne(prisma, accountKey(request))
     },
     async beforeRegister(request: FastifyRequest) {
       const address = (await registrations(request)) as LimitStatus & { isExceeded: boolean }

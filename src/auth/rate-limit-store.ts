@@ -36,3 +36,8 @@ export function makeRateLimitStore(prisma: PrismaClient) {
     }
   }
 }
+
+/** Takes one back from a counter in its current window (a login that turned out to succeed). */
+export async function releaseOne(prisma: PrismaClient, key: string) {
+  await prisma.$executeRaw`update rate_limit_counters set count = greatest(count - 1, 0) where key = ${key} and reset_at > now()`
+}

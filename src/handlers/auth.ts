@@ -14,10 +14,8 @@ export const login: OperationHandler<'login'> = async (request) => {
   const { auth, loginLimits } = request.server.services
   await loginLimits.beforeLogin(request)
   const pair = await auth.login(request.body)
-  if (pair === null) {
-    await loginLimits.loginFailed(request)
-    throw auth.invalidCredentials()
-  }
+  if (pair === null) throw auth.invalidCredentials()
+  await loginLimits.loginSucceeded(request)
   return success(request, pair)
 }
 

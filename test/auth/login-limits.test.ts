@@ -40,3 +40,19 @@ t.test('registrations per address', async (t) => {
   t.equal(limited.json().error.code, 'RATE_LIMITED')
   t.ok(Number(limited.headers['retry-after']) > 0)
 })
+
+t.test('per account: a burst of concurrent wrong passwords cannot slip past the limit', async (t) => {
+  const app = await build(t, { LOGIN_LIMIT_PER_ACCOUNT: '3', LOGIN_LIMIT_PER_ADDRESS: '1000' })
+  const user = await registerUser(app)
+  const statuses = (await Promise.all(Array.from({ length: 12 }, () => login(app, user.email, 'wrong password')))).map((reply) => reply.statusCode)
+  t.equal(statuses.filter((status) => status === 401).length, 3, 'exactly the limit is let through to the password check')
+  t.equal(statuses.filter((status) => status === 429).length, 9)
+})
+
+t.test('per account: successful logins do not use up the limit', async (t) => {
+  const app = await build(t, { LOGIN_LIMIT_PER_ACCOUNT: '2', LOGIN_LIMIT_PER_ADDRESS: '1000' })
+  const user = await registerUser(app)
+  for (let attempt = 1; attempt <= 4; attempt++) t.equal((await login(app, user.email, user.password)).statusCode, 200, `login ${attempt}`)
+  t.equal((await login(app, user.email, 'wrong password')).statusCode, 401, 'failures still have their whole allowance')
+  t.equal((await login(app, user.email, user.password)).statusCode, 200)
+})
