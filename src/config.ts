@@ -157,6 +157,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(adminEmail === null ? 'ADMIN_EMAIL' : 'ADMIN_PASSWORD', 'must be set together with the other ADMIN_ variable', undefined)
   }
   if (adminPassword !== null && adminPassword.length < 10) throw new ConfigError('ADMIN_PASSWORD', 'must be at least 10 characters', undefined)
+  // bcrypt reads 72 bytes, not characters: a longer password could never be checked as given.
+  if (adminPassword !== null && Buffer.byteLength(adminPassword) > 72) throw new ConfigError('ADMIN_PASSWORD', 'must be at most 72 bytes in UTF-8', undefined)
 
   return {
     host: text(env, 'HOST', '127.0.0.1', 255)!,

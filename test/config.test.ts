@@ -29,6 +29,7 @@ t.test('each bad value names its variable', async (t) => {
     [{ JWT_SECRET: 'short' }, /JWT_SECRET must be at least 32 characters/],
     [{ ADMIN_EMAIL: 'admin@example.com' }, /ADMIN_PASSWORD must be set together/],
     [{ ADMIN_EMAIL: 'nope', ADMIN_PASSWORD: 'long-enough-password' }, /ADMIN_EMAIL must be an email address/],
+    [{ ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD: 'é'.repeat(40) }, /ADMIN_PASSWORD must be at most 72 bytes/],
     [{ POST_CACHE_MAX_ENTRIES: '-1' }, /POST_CACHE_MAX_ENTRIES must be an integer from 0 to 1000000/],
     [{ POST_CACHE_TTL_SECONDS: '0' }, /POST_CACHE_TTL_SECONDS must be an integer from 1/],
     [{ EVENT_LOOP_MAX_DELAY_MS: '-1' }, /EVENT_LOOP_MAX_DELAY_MS must be an integer from 0 to 60000/],

@@ -99,3 +99,12 @@ t.test('an image uploaded through one instance is served by the other', { skip }
   t.ok(await allAnswer(one, replaced, 200), 'replaced through instance 2, served by instance 1')
   t.ok(await eventually(() => allAnswer(one, keys, 404)), 'and the old images are gone for instance 1 too')
 })
+
+t.test('instances starting together on a new database with ADMIN_EMAIL all start, with one admin', { skip }, async (t) => {
+  const email = `first-admin-${randomUUID()}@example.com`
+  const env = { DATABASE_URL: await createScratchDatabase(t, 'fleet_admin'), ADMIN_EMAIL: email, ADMIN_PASSWORD: 'first admin password' }
+  const instances = await Promise.all([build(t, env), build(t, env), build(t, env)])
+  for (const [index, instance] of instances.entries()) {
+    t.equal((await login(instance, email, 'first admin password')).json().data?.user.role, 'admin', `instance ${index + 1}`)
+  }
+})

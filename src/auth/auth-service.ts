@@ -103,13 +103,13 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
       if (!token) throw invalidRefreshToken()
       const { session } = token
       if (session.revokedAt !== null || session.expiresAt <= new Date()) throw invalidRefreshToken()
-      if (token.usedAt !== null) {
-        // Presented again after it was exchanged: someone else holds a copy. End the whole family.
+      // Presented again after it was exchanged, or racing another request with the same token:
+      // someone else may hold a copy, so the whole family ends. The race is treated as reuse too,
+      // so that both databases (PGlite runs the two requests one after the other) answer alike.
+      if (token.usedAt !== null || !(await store.claimRefreshToken(token.id))) {
         await store.revokeSession(session.id)
         throw invalidRefreshToken()
       }
-      // Two requests racing with one token: only the one that marks it used goes on.
-      if (!(await store.claimRefreshToken(token.id))) throw invalidRefreshToken()
       const next = newRefreshToken()
       await store.addRefreshToken(session.id, hashToken(next))
       return tokenPair(session.user, session.id, next)
@@ -173,13 +173,20 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
      * promotes the existing account (its password is left as it is). Idempotent.
      */
     async ensureAdmin(email: string, password: string | null) {
-      const existing = await store.findUserByEmail(normaliseEmail(email))
-      if (existing) {
-        if (existing.role !== 'admin') await store.updateUser(existing.id, { role: 'admin' })
-        return { created: false }
+      const promoteExisting = async () => {
+        const existing = await store.findUserByEmail(normaliseEmail(email))
+        if (existing && existing.role !== 'admin') await store.updateUser(existing.id, { role: 'admin' })
+        return existing !== null
       }
+      if (await promoteExisting()) return { created: false }
       if (password === null) throw new Error(`No account with the email ${email}; register it first, or give a password to create it.`)
-      await store.createAdmin(normaliseEmail(email), 'Administrator', await passwords.hash(password))
+      try {
+        await store.createAdmin(normaliseEmail(email), 'Administrator', await passwords.hash(password))
+      } catch (error) {
+        // Another instance starting at the same moment created it first: promote what is there.
+        if (isUniqueViolation(error) && (await promoteExisting())) return { created: false }
+        throw error
+      }
       return { created: true }
     },
   }

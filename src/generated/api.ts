@@ -447,7 +447,9 @@ export interface paths {
          *     or revoked refresh token is `401 REFRESH_TOKEN_INVALID`. A refresh token
          *     presented a second time is treated as stolen: the whole session is revoked,
          *     including its newest refresh token and its access tokens. Of two concurrent
-         *     refreshes with one token, exactly one succeeds.
+         *     refreshes with one token, exactly one gets a new pair; the other is a second
+         *     presentation all the same, so the session ends and the new pair is refused
+         *     too. A client refreshes one request at a time.
          */
         post: operations["refreshSession"];
         delete?: never;

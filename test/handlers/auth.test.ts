@@ -85,11 +85,17 @@ t.test('refresh tokens rotate, and a reused one ends the session', async (t) => 
   t.equal((await refresh('x'.repeat(43))).statusCode, 401, 'an unknown token')
 })
 
-t.test('of two concurrent refreshes with one token, exactly one succeeds', async (t) => {
+t.test('of concurrent refreshes with one token, exactly one gets a pair, and the session ends', async (t) => {
   const app = await build(t)
   const user = await registerUser(app)
   const answers = await Promise.all([1, 2, 3].map(() => app.inject({ method: 'POST', url: '/refresh', payload: { refreshToken: user.refreshToken } })))
   t.same(answers.map((answer) => answer.statusCode).sort(), [200, 401, 401])
+  // The losers count as a second presentation: the session ends, the winner's new pair with it.
+  const winner = answers.find((answer) => answer.statusCode === 200)!.json().data
+  const me = await app.inject({ method: 'GET', url: '/me', headers: { authorization: `Bearer ${winner.accessToken}` } })
+  t.equal(me.json().error?.code, 'SESSION_REVOKED', "the winner's access token")
+  const again = await app.inject({ method: 'POST', url: '/refresh', payload: { refreshToken: winner.refreshToken } })
+  t.equal(again.statusCode, 401, "the winner's refresh token")
 })
 
 t.test('logout ends one session at once; the other sessions keep working until all are ended', async (t) => {
