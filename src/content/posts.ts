@@ -30,7 +30,8 @@ function checkIfMatch(ifMatch: string | undefined, current: Post) {
 
 function futureDate(value: string | undefined | null, path: string): Date {
   const date = value ? new Date(value) : null
-  if (!date || date.getTime() <= Date.now()) throw invalid(path, 'must be a time in the future to schedule the post')
+  // A date-time the schema's format accepts can still be one Date cannot hold (a leap second, `23:59:60`): NaN.
+  if (!date || Number.isNaN(date.getTime()) || date.getTime() <= Date.now()) throw invalid(path, 'must be a time in the future to schedule the post')
   return date
 }
 

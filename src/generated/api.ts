@@ -688,7 +688,9 @@ export interface components {
         /** @description One problem with the request. */
         ErrorDetail: {
             /**
-             * @description For `VALIDATION_FAILED`, the JSON Schema keyword that failed (`required`, `maxLength`, `format`, `additionalProperties`, …).
+             * @description For `VALIDATION_FAILED`, the JSON Schema keyword that failed (`required`, `maxLength`,
+             *     `format`, `additionalProperties`, …), or `noNulCharacter` for a string holding the NUL
+             *     character and `finite` for a number that is not finite (`limit=1e400`).
              * @example format
              */
             code?: string;

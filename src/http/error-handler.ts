@@ -15,7 +15,9 @@ interface AjvIssue {
 
 /** `/body/email`, `/query/limit`: where each bad value is, as a JSON pointer into the request. */
 function validationDetails(error: FastifyError): ErrorDetail[] {
-  const part = error.validationContext ?? 'body'
+  // Fastify names the query string `querystring`; the spec's paths say `/query/...`.
+  const context = error.validationContext ?? 'body'
+  const part = context === 'querystring' ? 'query' : context
   return (error.validation as AjvIssue[]).map((issue) => {
     let path = `/${part}${issue.instancePath}`
     if (issue.keyword === 'required') path += `/${String(issue.params.missingProperty)}`

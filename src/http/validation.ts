@@ -6,6 +6,7 @@
 // (src/http/upload.ts), after the caller's rights were checked, never objects parsed up front.
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
+import type { ErrorObject, ValidateFunction } from 'ajv'
 import type { FastifySchemaCompiler } from 'fastify'
 
 function makeAjv(coerceTypes: boolean | 'array') {
@@ -22,11 +23,52 @@ function makeAjv(coerceTypes: boolean | 'array') {
   return ajv
 }
 
+const issue = (instancePath: string, keyword: string, message: string): ErrorObject => ({ instancePath, schemaPath: '#', keyword, params: {}, message })
+
+const pointer = (path: string, key: string | number) => `${path}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`
+
+/**
+ * What JSON Schema cannot say but the service cannot take: PostgreSQL refuses the NUL character
+ * in text, and ajv's coercion turns `limit=Infinity` or `1e400` into an infinite number that no
+ * `type: integer` or `maximum` check stops everywhere. Both would otherwise reach the database or
+ * the handler and come back as a 500.
+ */
+function unstorable(value: unknown, path: string, found: ErrorObject[]) {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found.push(issue(path, 'noNulCharacter', 'must not contain the NUL character'))
+  } else if (typeof value === 'number') {
+    if (!Number.isFinite(value)) found.push(issue(path, 'finite', 'must be a finite number'))
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => unstorable(item, pointer(path, index), found))
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) found.push(issue(pointer(path, key), 'noNulCharacter', 'must not contain the NUL character'))
+      unstorable(item, pointer(path, key), found)
+    }
+  }
+  return found
+}
+
+/** The compiled ajv validator, then the checks above on the data it accepted (and coerced). */
+function refusingUnstorable(validate: ValidateFunction): ValidateFunction {
+  const wrapped = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
+    if (!validate(data, context)) {
+      wrapped.errors = validate.errors
+      return false
+    }
+    const found = unstorable(data, '', [])
+    wrapped.errors = found.length > 0 ? found : null
+    return found.length === 0
+  }) as ValidateFunction
+  // Fastify passes the parent object (so ajv may coerce a root value) only to validators that have one.
+  return Object.assign(wrapped, { schema: validate.schema, schemaEnv: validate.schemaEnv })
+}
+
 export function makeValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const bodies = makeAjv(false)
   const parameters = makeAjv('array')
   return ({ schema, httpPart, contentType }) => {
     if (httpPart === 'body' && contentType === 'multipart/form-data') return () => true
-    return (httpPart === 'body' ? bodies : parameters).compile(schema as object)
+    return refusingUnstorable((httpPart === 'body' ? bodies : parameters).compile(schema as object))
   }
 }

@@ -74,7 +74,7 @@ t.test('request failures', async (t) => {
 
   t.test('bad query and path parameters → 400 VALIDATION_FAILED', async (t) => {
     const query = assertEnvelope(t, await app.inject({ method: 'GET', url: '/posts?limit=1000' }), 400, 'VALIDATION_FAILED')
-    t.match(query.error.details, [{ path: '/querystring/limit' }])
+    t.match(query.error.details, [{ path: '/query/limit' }])
     const path = assertEnvelope(t, await app.inject({ method: 'GET', url: '/posts/not-a-uuid' }), 400, 'VALIDATION_FAILED')
     t.match(path.error.details, [{ path: '/params/id' }])
   })
