@@ -84,6 +84,9 @@ export function fastifyOptions(config: Config): FastifyServerOptions {
       redact: { paths: REDACTED, censor: '[redacted]' },
     },
     bodyLimit: config.bodyLimitBytes,
+    // request.ip, which the login and registration limits count by, trusts X-Forwarded-For only
+    // from the proxies named in TRUST_PROXY.
+    trustProxy: config.trustProxy,
     // A caller's request id is kept when it is sane, so one id follows a request across services.
     requestIdHeader: 'x-request-id',
     genReqId: (request) => {

@@ -2,6 +2,7 @@
 // naming the variable; nothing else in the code reads process.env.
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 
 export interface Config {
@@ -43,6 +44,8 @@ export interface Config {
   eventLoopMaxDelayMs: number
   /** Origins whose pages may call the API (CORS); empty: none, ['*']: any. */
   corsOrigins: string[]
+  /** Fastify's trustProxy: false, or the proxies' addresses and CIDR ranges. */
+  trustProxy: false | string[]
 }
 
 export class ConfigError extends Error {
@@ -122,6 +125,21 @@ function origins(env: Env, name: string): string[] {
   return list
 }
 
+const PROXY_ADDRESS = /^[0-9a-fA-F:.]+(\/\d{1,3})?$/
+
+/**
+ * Which proxies may name the client in X-Forwarded-For. Unset: none, so the address a limit counts
+ * is the connection's own, whatever headers a client sends.
+ */
+function trustProxy(env: Env): false | string[] {
+  const raw = text(env, 'TRUST_PROXY', '', 4096)!.trim()
+  if (raw === '' || raw === 'false') return false
+  const list = raw.split(',').map((entry) => entry.trim()).filter(Boolean)
+  const bad = list.find((entry) => !PROXY_ADDRESS.test(entry) || isIP(entry.split('/')[0]!) === 0)
+  if (bad !== undefined) throw new ConfigError('TRUST_PROXY', 'must be a comma-separated list of proxy addresses or CIDR ranges', bad)
+  return list
+}
+
 /**
  * The secret that signs access tokens. Several instances must share one, so on Postgres it is
  * required; on the embedded database a random one is made once and kept beside the data, so a
@@ -191,5 +209,6 @@ export function loadConfig(env: Env = process.env): Config {
     postCacheTtlSeconds: integer(env, 'POST_CACHE_TTL_SECONDS', 300, 1, 86_400),
     eventLoopMaxDelayMs: integer(env, 'EVENT_LOOP_MAX_DELAY_MS', 1000, 0, 60_000),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
+    trustProxy: trustProxy(env),
   }
 }

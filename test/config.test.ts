@@ -36,6 +36,8 @@ t.test('each bad value names its variable', async (t) => {
     [{ CORS_ORIGINS: 'https://blog.example.com/' }, /CORS_ORIGINS must be a comma-separated list of origins/],
     [{ CORS_ORIGINS: 'https://a.example.com, blog.example.com' }, /CORS_ORIGINS must be .* \(got "blog.example.com"\)$/],
     [{ CORS_ORIGINS: 'ftp://files.example.com' }, /CORS_ORIGINS must be/],
+    [{ TRUST_PROXY: 'everyone' }, /TRUST_PROXY must be a comma-separated list of proxy addresses/],
+    [{ TRUST_PROXY: '10.0.0.0/8, 300.1.1.1' }, /TRUST_PROXY must be .* \(got "300.1.1.1"\)$/],
   ]
   for (const [env, message] of cases) {
     t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))

@@ -56,3 +56,23 @@ t.test('per account: successful logins do not use up the limit', async (t) => {
   t.equal((await login(app, user.email, 'wrong password')).statusCode, 401, 'failures still have their whole allowance')
   t.equal((await login(app, user.email, user.password)).statusCode, 200)
 })
+
+t.test('X-Forwarded-For names the client only when its proxy is trusted (TRUST_PROXY)', async (t) => {
+  const random = () => Math.floor(Math.random() * 250)
+  // Addresses of their own per run: on PostgreSQL the counters outlive the test.
+  const [proxy, trustedProxy] = [`10.${random()}.${random()}.20`, `10.${random()}.${random()}.21`]
+  const clients = [1, 2, 3].map((host) => `10.3.${random()}.${host}`)
+  const statuses = async (app: Awaited<ReturnType<typeof build>>, remoteAddress: string) => {
+    const replies = await Promise.all(
+      clients.map((client) =>
+        app.inject({ method: 'POST', url: '/login', remoteAddress, headers: { 'x-forwarded-for': client }, payload: { email: uniqueEmail(), password: 'whatever password' } }),
+      ),
+    )
+    return replies.map((reply) => reply.statusCode).sort()
+  }
+  const limits = { LOGIN_LIMIT_PER_ADDRESS: '2', LOGIN_LIMIT_PER_ACCOUNT: '1000' }
+  const untrusting = await build(t, limits)
+  t.same(await statuses(untrusting, proxy), [401, 401, 429], 'unset: a header a client sends does not give it a bucket of its own')
+  const trusting = await build(t, { ...limits, TRUST_PROXY: trustedProxy })
+  t.same(await statuses(trusting, trustedProxy), [401, 401, 401], 'from the trusted proxy: each client counts on its own')
+})
