@@ -147,7 +147,9 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
         passwordHash = await passwords.hash(input.password)
       }
       const updated = await store.updateUser(user.id, { name: input.name?.trim(), passwordHash })
-      if (updated.name !== user.name) await onRenamed?.(user.id)
+      // Whenever a name was given, not only when it differs from the one read above: a concurrent
+      // rename may have changed it in between, and cached posts may show either.
+      if (input.name !== undefined) await onRenamed?.(user.id)
       // Whoever else held this account's sessions may have known the old password.
       if (passwordHash !== undefined) await store.revokeUserSessions(user.id, principal.sessionId)
       return toUser(updated)

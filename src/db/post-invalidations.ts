@@ -18,7 +18,9 @@ export interface InvalidationListener {
 
 /** Sends `message` to every listening instance, this one included. */
 export const notifyWith = (prisma: PrismaClient) => async (message: string) => {
-  await prisma.$queryRaw`select pg_notify(${CHANNEL}, ${message})`
+  // $executeRaw, not $queryRaw: pg_notify returns void, which $queryRaw cannot read back, so it
+  // threw after every notification had gone out (and the caller warned of a failure there was not).
+  await prisma.$executeRaw`select pg_notify(${CHANNEL}, ${message})`
 }
 
 export function listenForInvalidations(
