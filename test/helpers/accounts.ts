@@ -13,8 +13,7 @@ export interface Account {
 
 export const uniqueEmail = (label = 'user') => `${label}-${randomUUID()}@example.com`
 
-export async function registerUser(app: FastifyInstance, label = 'user'): Promise<Account> {
-  const email = uniqueEmail(label)
+export async function registerUser(app: FastifyInstance, label = 'user', email = uniqueEmail(label)): Promise<Account> {
   const password = `pw-${randomUUID()}`
   const response = await app.inject({ method: 'POST', url: '/register', payload: { email, password, name: `Test ${label}` } })
   if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`)
