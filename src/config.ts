@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
+import { IMAGE_FORMATS, type ImageFormat } from './images/sniff.ts'
 
 export interface Config {
   host: string
@@ -27,6 +28,8 @@ export interface Config {
   bodyLimitBytes: number
   uploadLimitBytes: number
   imageMaxPixels: number
+  /** The thumbnail formats accepted, by their bytes; others are 415 IMAGE_UNSUPPORTED_TYPE. */
+  imageFormats: ImageFormat[]
   smtpUrl: string | null
   mailFrom: string
   /** Login attempts allowed per account, and per client address, in one window. */
@@ -140,6 +143,20 @@ function trustProxy(env: Env): false | string[] {
   return list
 }
 
+/** A comma-separated subset of the image formats we can decode; unset: all of them. */
+function imageFormats(env: Env, name: string): ImageFormat[] {
+  const raw = text(env, name, null, 200)
+  if (raw === null) return [...IMAGE_FORMATS]
+  const problem = `must be a comma-separated list of ${IMAGE_FORMATS.join(', ')}`
+  const list = raw.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean)
+  if (list.length === 0) throw new ConfigError(name, problem, raw)
+  for (const entry of list) {
+    if (!(IMAGE_FORMATS as readonly string[]).includes(entry)) throw new ConfigError(name, problem, entry)
+  }
+  // In our order, once each: messages then list them the same way whatever the variable's order.
+  return IMAGE_FORMATS.filter((format) => list.includes(format))
+}
+
 /**
  * The secret that signs access tokens. Several instances must share one, so on Postgres it is
  * required; on the embedded database a random one is made once and kept beside the data, so a
@@ -197,6 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 50 * 1024 * 1024),
     uploadLimitBytes: integer(env, 'UPLOAD_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     imageMaxPixels: integer(env, 'IMAGE_MAX_PIXELS', 40_000_000, 1, 500_000_000),
+    imageFormats: imageFormats(env, 'IMAGE_FORMATS'),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: mailFrom(env),
     loginLimitPerAccount: integer(env, 'LOGIN_LIMIT_PER_ACCOUNT', 10, 1, 100_000),

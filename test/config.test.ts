@@ -38,6 +38,8 @@ t.test('each bad value names its variable', async (t) => {
     [{ CORS_ORIGINS: 'ftp://files.example.com' }, /CORS_ORIGINS must be/],
     [{ TRUST_PROXY: 'everyone' }, /TRUST_PROXY must be a comma-separated list of proxy addresses/],
     [{ TRUST_PROXY: '10.0.0.0/8, 300.1.1.1' }, /TRUST_PROXY must be .* \(got "300.1.1.1"\)$/],
+    [{ IMAGE_FORMATS: 'png,tiff' }, /^Invalid configuration: IMAGE_FORMATS must be a comma-separated list of jpeg, png, webp, gif, avif \(got "tiff"\)$/],
+    [{ IMAGE_FORMATS: ' , ' }, /IMAGE_FORMATS must be a comma-separated list/],
   ]
   for (const [env, message] of cases) {
     t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))
@@ -53,6 +55,11 @@ t.test('overload limit and CORS origins', async (t) => {
   const listed = loadConfig({ DATA_DIR: 'memory:', CORS_ORIGINS: 'https://blog.example.com, http://localhost:5173' })
   t.same(listed.corsOrigins, ['https://blog.example.com', 'http://localhost:5173'])
   t.same(loadConfig({ DATA_DIR: 'memory:', CORS_ORIGINS: '*' }).corsOrigins, ['*'])
+})
+
+t.test('accepted image formats', async (t) => {
+  t.same(loadConfig({ DATA_DIR: 'memory:' }).imageFormats, ['jpeg', 'png', 'webp', 'gif', 'avif'], 'all five by default')
+  t.same(loadConfig({ DATA_DIR: 'memory:', IMAGE_FORMATS: 'PNG, webp,png' }).imageFormats, ['png', 'webp'], 'a subset, any case, once each')
 })
 
 t.test('a URL with a password is never echoed back', async (t) => {

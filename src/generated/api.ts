@@ -400,8 +400,9 @@ export interface paths {
          *
          *     - Size: at most 5 MiB by default (configurable); a larger upload is
          *       `413 PAYLOAD_TOO_LARGE`, cut off as soon as the limit is crossed.
-         *     - Format: JPEG, PNG, WebP, GIF or AVIF, decided from the file's bytes, never
-         *       from its name or the part's `Content-Type`; anything else (SVG included) is
+         *     - Format: JPEG, PNG, WebP, GIF or AVIF (the operator may accept fewer), decided
+         *       from the file's bytes, never from its name or the part's `Content-Type`;
+         *       anything else (SVG included) is
          *       `415 IMAGE_UNSUPPORTED_TYPE`. A body that is not multipart is
          *       `415 UNSUPPORTED_MEDIA_TYPE`.
          *     - Pixels: at most 40 megapixels by default (configurable), checked before
@@ -1195,7 +1196,8 @@ export interface components {
          * @description - `UNSUPPORTED_MEDIA_TYPE`: the body's `Content-Type` is not the one the
          *       operation takes (`application/json`, or `multipart/form-data` for uploads).
          *     - `IMAGE_UNSUPPORTED_TYPE` (`uploadPostThumbnail`): the file's bytes are not
-         *       JPEG, PNG, WebP, GIF or AVIF.
+         *       one of the accepted formats (JPEG, PNG, WebP, GIF or AVIF unless the operator
+         *       accepts fewer).
          */
         UnsupportedMediaType: {
             headers: {

@@ -2,7 +2,18 @@
 // Content-Type its sender declared are the attacker's to choose, its bytes are what a decoder reads.
 // Only the formats we accept are recognised; everything else (SVG, HEIC, TIFF, text…) is null.
 
-export type ImageFormat = 'jpeg' | 'png' | 'webp' | 'gif' | 'avif'
+/** Every format we can take; IMAGE_FORMATS (src/config.ts) may narrow the set accepted. */
+export const IMAGE_FORMATS = ['jpeg', 'png', 'webp', 'gif', 'avif'] as const
+
+export type ImageFormat = (typeof IMAGE_FORMATS)[number]
+
+const FORMAT_NAMES: Record<ImageFormat, string> = { jpeg: 'JPEG', png: 'PNG', webp: 'WebP', gif: 'GIF', avif: 'AVIF' }
+
+/** "JPEG, PNG or WebP": the formats as a message names them. */
+export function formatNames(formats: readonly ImageFormat[]): string {
+  const names = formats.map((format) => FORMAT_NAMES[format])
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)!}`
+}
 
 const startsWith = (bytes: Uint8Array, signature: number[], at = 0) =>
   bytes.length >= at + signature.length && signature.every((byte, index) => bytes[at + index] === byte)

@@ -105,6 +105,21 @@ t.test('the format is decided by the bytes, never by the name or the declared ty
   t.equal(disguised.statusCode, 200, 'a real PNG is accepted whatever its name and declared type')
 })
 
+t.test('IMAGE_FORMATS narrows the accepted formats: with png only, a JPEG is 415', async (t) => {
+  const app = await build(t, { IMAGE_FORMATS: 'png' })
+  const author = await registerUser(app)
+  const post = await createPost(app, author)
+  const jpeg = await uploadThumbnail(app, post.id, author.auth, await solidImage(50, 50, 'jpeg'))
+  t.equal(jpeg.statusCode, 415)
+  const message = 'The file is not a PNG image.'
+  t.match(jpeg.json(), { data: null, error: { code: 'IMAGE_UNSUPPORTED_TYPE', message, details: [{ path: '/body/file', message }] } })
+  const svg = await uploadThumbnail(app, post.id, author.auth, '<svg xmlns="http://www.w3.org/2000/svg"/>', { filename: 'a.svg', contentType: 'image/svg+xml' })
+  t.match(svg.json(), { error: { code: 'IMAGE_UNSUPPORTED_TYPE', message } }, 'an unknown format: the message names what is accepted')
+  t.equal((await app.inject({ method: 'GET', url: `/posts/${post.id}`, headers: author.auth })).json().data.thumbnail, null, 'nothing was stored')
+  const png = await uploadThumbnail(app, post.id, author.auth, await solidImage(50, 50, 'png'), { filename: 'a.png', contentType: 'image/png' })
+  t.equal(png.statusCode, 200, 'a PNG is accepted')
+})
+
 t.test('an image of enormous dimensions in a tiny file is refused before it is decoded', async (t) => {
   const app = await build(t)
   const author = await registerUser(app)
