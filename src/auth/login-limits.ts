@@ -1,8 +1,9 @@
 // Login attempts limited per client address (every attempt counts) and per account (failed
 // attempts count), registrations per address. An account's attempt is counted before its password
 // is checked and given back when it succeeds: counted afterwards, a burst of concurrent guesses
-// would all pass the check before any of them was counted. counters live in the database (rate-limit-store.ts),
-// so the limits hold across instances. Past a limit: 429 RATE_LIMITED with Retry-After.
+// would all pass the check before any of them was counted. The counters live in the database
+// (rate-limit-store.ts), so the limits hold across instances. Past a limit: 429 RATE_LIMITED with
+// Retry-After.
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'

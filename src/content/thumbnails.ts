@@ -5,7 +5,6 @@ import type { PrismaClient } from '../generated/prisma/client.ts'
 import { ApiError, notFound } from '../http/api-error.ts'
 import type { Principal } from '../http/security.ts'
 import { makeRenditions } from '../images/renditions.ts'
-import { formatNames, sniffImageFormat, type ImageFormat } from '../images/sniff.ts'
 import { makeImageStore } from './image-store.ts'
 import { makePostStore, type Tx } from './post-store.ts'
 import type { Post } from './post-view.ts'
@@ -14,11 +13,6 @@ import type { PostService, RequestImageSweep } from './posts.ts'
 import { canEdit, canSee } from './visibility.ts'
 
 const forbidden = () => new ApiError(403, 'FORBIDDEN', 'Only the author and admins may change this post.')
-
-const unsupported = (accepted: readonly ImageFormat[]) => {
-  const message = `The file is not a ${formatNames(accepted)} image.`
-  return new ApiError(415, 'IMAGE_UNSUPPORTED_TYPE', message, [{ path: '/body/file', message }])
-}
 
 export function makeThumbnailService(
   prisma: PrismaClient,
@@ -45,11 +39,8 @@ export function makeThumbnailService(
     },
 
     async set(principal: Principal, postId: string, file: Buffer): Promise<Post> {
-      // The configured formats (IMAGE_FORMATS), by the file's bytes, before anything is decoded.
-      const format = sniffImageFormat(file)
-      if (format === null || !config.imageFormats.includes(format)) throw unsupported(config.imageFormats)
       // Decoding and encoding happen before the transaction: no row lock is held for that long.
-      const renditions = await makeRenditions(file, config.imageMaxPixels)
+      const renditions = await makeRenditions(file, { maxPixels: config.imageMaxPixels, accepted: config.imageFormats })
       const replaced = await postStore.transaction(async (tx) => {
         await lockEditable(tx, principal, postId)
         const previous = await images.replaceThumbnail(tx, postId, renditions)

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import sharp, { type Metadata, type OutputInfo } from 'sharp'
 import { ApiError, type ErrorCode } from '../http/api-error.ts'
-import { sniffImageFormat, type ImageFormat } from './sniff.ts'
+import { formatNames, sniffImageFormat, type ImageFormat } from './sniff.ts'
 
 /** The widths the spec promises; an image is never upscaled, so a narrower one gets fewer. */
 export const THUMBNAIL_WIDTHS = [320, 640, 1280] as const
@@ -22,16 +22,14 @@ export interface Rendition {
   data: Buffer
 }
 
-const ACCEPTED = 'The file is not a JPEG, PNG, WebP, GIF or AVIF image.'
-
 const fileError = (status: number, code: ErrorCode, message: string) => new ApiError(status, code, message, [{ path: '/body/file', message }])
-const unsupported = () => fileError(415, 'IMAGE_UNSUPPORTED_TYPE', ACCEPTED)
+const unsupported = (accepted: readonly ImageFormat[]) => fileError(415, 'IMAGE_UNSUPPORTED_TYPE', `The file is not a ${formatNames(accepted)} image.`)
 const invalid = () => fileError(422, 'IMAGE_INVALID', 'The image could not be decoded.')
 
 /** How libvips names what we sniffed (AVIF is HEIF with AV1 inside). */
 const DECODER_FORMAT: Record<ImageFormat, string> = { jpeg: 'jpeg', png: 'png', webp: 'webp', gif: 'gif', avif: 'heif' }
 
-async function readHeader(bytes: Buffer, format: ImageFormat) {
+async function readHeader(bytes: Buffer, format: ImageFormat, accepted: readonly ImageFormat[]) {
   let metadata: Metadata
   try {
     // Header only, nothing decoded: the pixel limit is ours to apply next, with its own error.
@@ -40,14 +38,16 @@ async function readHeader(bytes: Buffer, format: ImageFormat) {
     throw invalid()
   }
   // The decoder must agree with the sniffed signature (an `avif` brand around HEVC is HEIC: refused).
-  if (metadata.format !== DECODER_FORMAT[format] || (format === 'avif' && metadata.compression !== 'av1')) throw unsupported()
+  if (metadata.format !== DECODER_FORMAT[format] || (format === 'avif' && metadata.compression !== 'av1')) throw unsupported(accepted)
   return metadata
 }
 
-export async function makeRenditions(bytes: Buffer, maxPixels: number): Promise<Rendition[]> {
+/** `accepted`: the formats taken (IMAGE_FORMATS), told by the file's bytes before anything is decoded. */
+export async function makeRenditions(bytes: Buffer, limits: { maxPixels: number; accepted: readonly ImageFormat[] }): Promise<Rendition[]> {
+  const { maxPixels, accepted } = limits
   const format = sniffImageFormat(bytes)
-  if (format === null) throw unsupported()
-  const metadata = await readHeader(bytes, format)
+  if (format === null || !accepted.includes(format)) throw unsupported(accepted)
+  const metadata = await readHeader(bytes, format, accepted)
   const pixels = metadata.width * metadata.height
   if (pixels > maxPixels) {
     const message = `The image has ${pixels} pixels; at most ${maxPixels} are allowed.`

@@ -4,7 +4,7 @@
 // upload refused before its body is read (401, 403, 404, 415), and for bytes outside the file part.
 import http, { type ClientRequest, type IncomingMessage } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { build } from '../helpers/build.ts'
 import { registerUser } from '../helpers/accounts.ts'
 import { createPost } from '../helpers/posts.ts'
@@ -31,13 +31,20 @@ function startUpload(port: number, path: string, headers: http.OutgoingHttpHeade
   return request
 }
 
-/** The answer and its parsed body, or null when none comes within 20 s. */
-async function answer(request: ClientRequest): Promise<{ response: IncomingMessage; body: unknown } | null> {
+/**
+ * The answer and its parsed body; when none comes within 20 s, a failed assertion saying what that
+ * means (`silence`), the request dropped, and null.
+ */
+async function answer(t: Test, request: ClientRequest, silence: string): Promise<{ response: IncomingMessage; body: unknown } | null> {
   const response = await new Promise<IncomingMessage | null>((resolve) => {
     request.on('response', resolve)
     setTimeout(() => resolve(null), 20_000).unref()
   })
-  if (response === null) return null
+  if (response === null) {
+    t.fail(`no answer within 20 s: ${silence}`)
+    request.destroy()
+    return null
+  }
   let text = ''
   for await (const chunk of response) text += String(chunk)
   return { response, body: JSON.parse(text) }
@@ -66,12 +73,8 @@ t.test('over the limit: 413 PAYLOAD_TOO_LARGE while the client is still sending'
   // The header and 1.2 times the limit (within the bound on the whole body), then nothing until an answer comes.
   const sent = Math.round(LIMIT * 1.2)
   request.write(Buffer.concat([head, Buffer.alloc(sent, 0xab)]))
-  const answered = await answer(request)
-  if (answered === null) {
-    t.fail('no answer within 20 s: the server waits for the rest of the file')
-    request.destroy()
-    return
-  }
+  const answered = await answer(t, request, 'the server waits for the rest of the file')
+  if (answered === null) return
   t.equal(answered.response.statusCode, 413)
   t.match(answered.body, { data: null, error: { code: 'PAYLOAD_TOO_LARGE', message: `The file is larger than ${LIMIT} bytes.` } })
   t.equal(answered.response.headers.connection, 'close', 'the rest of the body is not drained: the connection is closed')
@@ -104,12 +107,8 @@ t.test('refused before the body is read: the connection is closed, the rest of t
   for (const [who, path, auth, contentType, status] of cases) {
     const request = startUpload(port, path, { ...auth, 'content-type': contentType, 'content-length': declared })
     request.write(Buffer.alloc(100_000, 0xab))
-    const answered = await answer(request)
-    if (answered === null) {
-      t.fail(`${who}: no answer within 20 s`)
-      request.destroy()
-      continue
-    }
+    const answered = await answer(t, request, who)
+    if (answered === null) continue
     t.equal(answered.response.statusCode, status, who)
     t.equal(answered.response.headers.connection, 'close', `${who}: Connection: close`)
     t.ok(await closed(request), `${who}: the server closed the connection after 100000 of ${declared} bytes`)
@@ -123,6 +122,11 @@ t.test('bytes around the file part count too: 413 for a body larger than the lim
   const post = await createPost(app, author)
   const server = await listen(app)
   const bound = LIMIT + FRAMING
+  const expectBodyTooLarge = (t: Test, answered: { response: IncomingMessage; body: unknown }) => {
+    t.equal(answered.response.statusCode, 413)
+    t.match(answered.body, { data: null, error: { code: 'PAYLOAD_TOO_LARGE', message: `The request body is larger than ${bound} bytes; the file may be at most ${LIMIT} bytes.` } })
+    t.equal(answered.response.headers.connection, 'close')
+  }
 
   await t.test('a declared Content-Length past the bound: 413 before a byte is read', async (t) => {
     const request = startUpload(server.port, `/posts/${post.id}/thumbnail`, {
@@ -131,15 +135,9 @@ t.test('bytes around the file part count too: 413 for a body larger than the lim
       'content-length': bound + 1,
     })
     request.flushHeaders()
-    const answered = await answer(request)
-    if (answered === null) {
-      t.fail('no answer within 20 s: the server waits for the body')
-      request.destroy()
-      return
-    }
-    t.equal(answered.response.statusCode, 413)
-    t.match(answered.body, { data: null, error: { code: 'PAYLOAD_TOO_LARGE', message: `The request body is larger than ${bound} bytes; the file may be at most ${LIMIT} bytes.` } })
-    t.equal(answered.response.headers.connection, 'close')
+    const answered = await answer(t, request, 'the server waits for the body')
+    if (answered === null) return
+    expectBodyTooLarge(t, answered)
     t.ok(await closed(request), 'the server closed the connection')
     request.destroy()
   })
@@ -149,15 +147,9 @@ t.test('bytes around the file part count too: 413 for a body larger than the lim
     // No Content-Length: the body is sent chunked. Junk that busboy skips as the preamble.
     const request = startUpload(server.port, `/posts/${post.id}/thumbnail`, { ...author.auth, 'content-type': 'multipart/form-data; boundary=B' })
     request.write(Buffer.alloc(bound + 50_000, 0x61))
-    const answered = await answer(request)
-    if (answered === null) {
-      t.fail('no answer within 20 s: the server reads the preamble without limit')
-      request.destroy()
-      return
-    }
-    t.equal(answered.response.statusCode, 413)
-    t.match(answered.body, { data: null, error: { code: 'PAYLOAD_TOO_LARGE', message: `The request body is larger than ${bound} bytes; the file may be at most ${LIMIT} bytes.` } })
-    t.equal(answered.response.headers.connection, 'close')
+    const answered = await answer(t, request, 'the server reads the preamble without limit')
+    if (answered === null) return
+    expectBodyTooLarge(t, answered)
     // Offer far more: the server must not read it.
     request.end(Buffer.alloc(FILE_SIZE, 0x61))
     t.ok(await closed(request), 'the server closed the connection')
