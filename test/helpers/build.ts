@@ -6,6 +6,7 @@
 import type { Test } from 'tap'
 import { buildApp, type AppOptions } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
+import { makeContractChecker, type CheckerOptions } from './contract.ts'
 import { watchContract } from './contract-watch.ts'
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL)
@@ -29,9 +30,10 @@ export function testConfig(env: Record<string, string> = {}): Config {
   })
 }
 
-export async function build(t: Test, env: Record<string, string> = {}, options: AppOptions = {}) {
-  const contract = watchContract()
-  const app = await buildApp(testConfig(env), { ...options, handlers: contract.handlers(options.handlers) })
+export async function build(t: Test, env: Record<string, string> = {}, options: AppOptions & CheckerOptions = {}) {
+  const { internalErrorsExpected, ...appOptions } = options
+  const contract = watchContract(makeContractChecker({ internalErrorsExpected }))
+  const app = await buildApp(testConfig(env), { ...appOptions, handlers: contract.handlers(appOptions.handlers) })
   t.teardown(() => app.close())
   contract.inject(app)
   return Object.assign(app, { contractFetch: contract.fetch })

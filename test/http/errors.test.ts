@@ -125,6 +125,7 @@ t.test('authentication and roles', async (t) => {
 
 t.test('an unexpected exception → 500 INTERNAL_ERROR without internals', async (t) => {
   const app = await build(t, {}, {
+    internalErrorsExpected: true,
     handlers: {
       ping: async () => {
         throw new Error('connect ECONNREFUSED 10.0.0.7:5432 select * from "users"')
