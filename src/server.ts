@@ -2,6 +2,7 @@
 // SIGTERM/SIGINT stop taking connections, let requests in flight finish, stop the queue,
 // close the database and exit 0.
 import { existsSync } from 'node:fs'
+import { inspect } from 'node:util'
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 
@@ -23,7 +24,8 @@ try {
   app = await buildApp(config)
   await app.listen({ host: config.host, port: config.port })
 } catch (error) {
-  console.error(`Start-up failed: ${error instanceof Error ? error.message : String(error)}`)
+  // Not every failure is an Error (PGlite throws its file system's ErrnoError objects).
+  console.error(`Start-up failed: ${error instanceof Error ? error.message : inspect(error)}`)
   process.exit(1)
 }
 app.log.info(`${config.databaseUrl === null ? `embedded database in ${config.dataDir ?? 'memory'}` : 'PostgreSQL'}; docs at /docs`)

@@ -1,9 +1,12 @@
 // `npm start` as a newcomer runs it: a real process, a real port, data kept between restarts,
 // and a graceful stop on SIGTERM that still answers the request in flight.
-import { mkdtempSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { startServer } from './helpers/server-process.ts'
 import { usingPostgres } from './helpers/build.ts'
@@ -60,5 +63,28 @@ t.test('a request in flight when SIGTERM arrives is still answered', async (t) =
   const response = await answer
   t.not(response.status, 503, 'not refused as closing')
   t.match(JSON.parse(response.body), { meta: { requestId: String } }, 'answered in the envelope')
+  t.equal(await server.exit, 0)
+})
+
+t.test('a first start killed while it makes the embedded database does not stop the next start', { skip: usingPostgres && 'embedded database only: PostgreSQL clusters are made by their operator' }, async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'blog-first-start-'))
+  const embedded = { ...env, DATA_DIR: dataDir, DATABASE_URL: '' }
+  // The leftover an interrupted first start used to leave (seen after a Ctrl-C): a cluster directory
+  // without PG_VERSION, on which every later start failed.
+  mkdirSync(join(dataDir, 'pglite', 'base'), { recursive: true })
+
+  const killed = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], { env: { ...process.env, PORT: '0', ...embedded } })
+  const exited = once(killed, 'exit')
+  const staging = join(dataDir, 'pglite.initializing')
+  while (!existsSync(staging) && killed.exitCode === null) await sleep(10)
+  killed.kill('SIGKILL')
+  await exited
+  t.ok(existsSync(staging), 'killed while initdb was running')
+
+  const server = await startServer(embedded)
+  t.equal((await fetch(`${server.url}/ping`)).status, 200, 'the next start makes the database and answers')
+  t.ok(existsSync(join(dataDir, 'pglite', 'PG_VERSION')))
+  t.ok(readdirSync(dataDir).some((name) => /^pglite\.incomplete-\d+$/.test(name)), 'the old leftover was moved aside, not deleted')
+  server.child.kill('SIGTERM')
   t.equal(await server.exit, 0)
 })

@@ -1,6 +1,6 @@
 // Opens the one database the service runs on: the embedded PGlite when no DATABASE_URL is given,
 // PostgreSQL otherwise. Everything that holds a connection is created here and closed by `close()`.
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { PrismaPg } from '@prisma/adapter-pg'
@@ -109,14 +109,34 @@ function loadEmptyCluster(): Promise<Blob> {
   return emptyCluster
 }
 
+/**
+ * DATA_DIR/pglite, made on first start beside it and renamed into place once initdb has finished.
+ * PGlite takes a directory holding PG_VERSION for a cluster and runs initdb in any other, which
+ * fails on the leftovers of an interrupted one: a first start stopped by Ctrl-C would otherwise
+ * leave a directory every later start fails on. Such a leftover (no PG_VERSION, so no data) is
+ * moved aside, not deleted.
+ */
+async function clusterDirectory(dataDir: string): Promise<string> {
+  const directory = join(dataDir, 'pglite')
+  if (existsSync(join(directory, 'PG_VERSION'))) return directory
+  if (existsSync(directory)) renameSync(directory, `${directory}.incomplete-${Date.now()}`)
+  // What a start killed during initdb left here is of no use: start again from nothing.
+  const staging = `${directory}.initializing`
+  rmSync(staging, { recursive: true, force: true })
+  mkdirSync(staging, { recursive: true })
+  const fresh = new PGlite(staging)
+  await fresh.waitReady
+  await fresh.close()
+  renameSync(staging, directory)
+  return directory
+}
+
 async function openEmbedded(dataDir: string | null): Promise<Database> {
   let pglite: PGlite
   if (dataDir === null) {
     pglite = new PGlite({ loadDataDir: await loadEmptyCluster() })
   } else {
-    const directory = join(dataDir, 'pglite')
-    mkdirSync(directory, { recursive: true })
-    pglite = new PGlite(directory)
+    pglite = new PGlite(await clusterDirectory(dataDir))
   }
   // Prisma's first query can hang if it races PGlite's start-up (TRAPS.md).
   await pglite.waitReady
