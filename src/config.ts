@@ -1,7 +1,7 @@
 // Reads and validates the environment once, at start-up. A bad value stops start-up with one line
 // naming the variable; nothing else in the code reads process.env.
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 import { IMAGE_FORMATS, type ImageFormat } from './images/sniff.ts'
@@ -171,14 +171,20 @@ function jwtSecret(env: Env, databaseUrl: string | null, dataDir: string | null)
   if (databaseUrl !== null) throw new ConfigError('JWT_SECRET', 'is required when DATABASE_URL is set', undefined)
   if (dataDir === null) return randomBytes(32).toString('base64url')
   const file = join(dataDir, 'jwt-secret')
+  let kept: string
   try {
-    return readFileSync(file, 'utf8').trim()
+    kept = readFileSync(file, 'utf8').trim()
   } catch {
     const secret = randomBytes(32).toString('base64url')
     mkdirSync(dataDir, { recursive: true })
-    writeFileSync(file, secret, { mode: 0o600 })
+    // Written beside it and renamed: a start killed mid-write leaves no empty secret behind.
+    writeFileSync(`${file}.new`, secret, { mode: 0o600 })
+    renameSync(`${file}.new`, file)
     return secret
   }
+  // An edited or truncated file must not sign tokens with a guessable key.
+  if (kept.length < 32) throw new ConfigError('JWT_SECRET', `is unset and ${file} holds fewer than 32 characters: delete it to have a new secret made`, undefined)
+  return kept
 }
 
 export function loadConfig(env: Env = process.env): Config {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -15,6 +15,12 @@ t.test('defaults run the embedded database on port 3000 with a secret kept besid
   t.ok(config.jwtSecret.length >= 32)
   t.equal(readFileSync(join(dataDir, 'jwt-secret'), 'utf8'), config.jwtSecret, 'the generated secret is kept')
   t.equal(loadConfig({ DATA_DIR: dataDir }).jwtSecret, config.jwtSecret, 'and reused on the next start')
+})
+
+t.test('a kept secret shorter than 32 characters stops start-up instead of signing with it', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'blog-config-'))
+  writeFileSync(join(dataDir, 'jwt-secret'), '\n')
+  t.throws(() => loadConfig({ DATA_DIR: dataDir }), { name: 'ConfigError', message: /JWT_SECRET is unset and .*jwt-secret holds fewer than 32 characters/ })
 })
 
 t.test('each bad value names its variable', async (t) => {
