@@ -1,4 +1,5 @@
-// Soak run: `npm run bench:soak`. Minutes of mixed traffic (reads, writes, sign-ins) against
+// Soak run: `npm run bench:soak`. Minutes of mixed traffic (reads, writes, edits, deletions,
+// thumbnail uploads, sign-ins) against
 // src/server.ts as its own process on loopback; reports errors (expected: none) and the server's
 // memory — RSS from /proc, heap from its own /metrics — after warm-up and at the end (expected: flat).
 // Bounded: stops by itself after SOAK_SECONDS (180). SOAK_CONNECTIONS (8); DATABASE_URL as for the server.
@@ -6,6 +7,7 @@ import { readFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Agent, request } from 'node:http'
+import { multipartBody, solidImage } from '../test/helpers/images.ts'
 import { startServer } from '../test/helpers/server-process.ts'
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 180)
@@ -31,17 +33,30 @@ interface Answer {
   body: { data?: Record<string, unknown> | null } | null
 }
 
-function call(method: string, path: string, body?: unknown, token?: string): Promise<Answer> {
-  const payload = body === undefined ? undefined : JSON.stringify(body)
+/** A request body that is not JSON: a multipart upload. */
+interface RawBody {
+  payload: Buffer
+  contentType: string
+}
+
+function call(method: string, path: string, body?: unknown, token?: string, raw?: RawBody): Promise<Answer> {
+  const payload = raw?.payload ?? (body === undefined ? undefined : JSON.stringify(body))
   const headers: Record<string, string> = {}
-  if (payload !== undefined) headers['content-type'] = 'application/json'
+  if (payload !== undefined) headers['content-type'] = raw?.contentType ?? 'application/json'
   if (token !== undefined) headers.authorization = `Bearer ${token}`
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, agent, headers }, (res) => {
       let text = ''
       res.setEncoding('utf8')
       res.on('data', (chunk) => (text += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null }))
+      res.on('end', () => {
+        // An answer that is not JSON (a proxy's page, a cut-off body) is an error to count, not a crash.
+        try {
+          resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null })
+        } catch {
+          reject(new Error(`non-JSON answer ${res.statusCode}`))
+        }
+      })
     })
     req.on('error', reject)
     req.end(payload)
@@ -49,20 +64,30 @@ function call(method: string, path: string, body?: unknown, token?: string): Pro
 }
 
 const errors: Record<string, number> = {}
+const countError = (key: string) => (errors[key] = (errors[key] ?? 0) + 1)
 let requests = 0
+/** Requests per operation, so the report shows the mix that was actually sent. */
+const mix: Record<string, number> = {}
 async function expect(label: string, status: number, answer: Promise<Answer>): Promise<Answer | null> {
   requests++
+  mix[label] = (mix[label] ?? 0) + 1
   try {
     const result = await answer
     if (result.status === status) return result
-    errors[`${label} ${result.status}`] = (errors[`${label} ${result.status}`] ?? 0) + 1
+    countError(`${label} ${result.status}`)
   } catch (error) {
-    errors[`${label} ${(error as Error).message}`] = (errors[`${label} ${(error as Error).message}`] ?? 0) + 1
+    countError(`${label} ${(error as Error).message}`)
   }
   return null
 }
 
-/** One simulated client: signs up, then writes and reads posts and comments until the end. */
+// Real photos' work for the thumbnail pipeline (decode, resize to three widths, re-encode), made once.
+const photos = await Promise.all(['#cc8844', '#4488cc', '#44aa66'].map((colour) => solidImage(1200, 800, 'jpeg', colour)))
+
+/**
+ * One simulated client: signs up, then writes, edits, reads and deletes posts (keeping a few),
+ * comments, uploads thumbnails and signs in again until the end.
+ */
 async function client(index: number, until: number) {
   const email = `soak-${index}-${Date.now()}@example.com`
   const password = 'soak password 1234'
@@ -87,13 +112,22 @@ async function client(index: number, until: number) {
       await expect('listComments', 200, call('GET', `/posts/${postIds[n % postIds.length]}/comments`))
     } else if (roll === 12) {
       await expect('health', 200, call('GET', '/health'))
+    } else if (roll === 13 && postIds.length > 0) {
+      await expect('updatePost', 200, call('PATCH', `/posts/${postIds.at(-1)}`, { title: `Soak ${index}.${n} edited` }, token))
+    } else if (roll === 14 && n % 60 === 14 && postIds.length > 0) {
+      // One upload every third round: each one is the costliest request of the mix.
+      const photo = multipartBody([{ name: 'file', data: photos[n % photos.length]!, filename: 'photo.jpg', contentType: 'image/jpeg' }])
+      await expect('uploadPostThumbnail', 200, call('PUT', `/posts/${postIds.at(-1)}/thumbnail`, undefined, token, photo))
+    } else if (roll === 15 && postIds.length > 3) {
+      // The oldest post goes (with its comments and thumbnail): the data set stays about the same size.
+      await expect('deletePost', 204, call('DELETE', `/posts/${postIds.shift()}`, undefined, token))
     } else {
       await expect('listPosts', 200, call('GET', '/posts?limit=20'))
     }
   }
 }
 
-async function memory() {
+async function readMemory() {
   const status = readFileSync(`/proc/${server.child.pid}/status`, 'utf8')
   const rssKiB = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1])
   const metrics = await new Promise<string>((resolve, reject) =>
@@ -104,7 +138,18 @@ async function memory() {
     }).on('error', reject).end(),
   )
   const heapUsed = Number(/^nodejs_heap_size_used_bytes (\d+)/m.exec(metrics)?.[1])
+  if (!Number.isFinite(rssKiB) || !Number.isFinite(heapUsed)) throw new Error('no memory figures')
   return { rssMiB: Math.round(rssKiB / 102.4) / 10, heapUsedMiB: Math.round(heapUsed / 104857.6) / 10, requests }
+}
+
+/** The memory figures, or null with an error counted: a failed poll must not end the run. */
+async function memory() {
+  try {
+    return await readMemory()
+  } catch (error) {
+    countError(`metrics ${(error as Error).message}`)
+    return null
+  }
 }
 
 // The parent keeps no log lines: holding them would grow this process, not the server.
@@ -128,6 +173,7 @@ const report = {
   connections,
   requests,
   requestsPerSecond: Math.round(requests / seconds),
+  mix,
   errors,
   errorCount: Object.values(errors).reduce((sum, n) => sum + n, 0),
   memoryAfterWarmup: atStart,

@@ -75,13 +75,19 @@ const REDACTED = [
   ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
 ]
 
-export function fastifyOptions(config: Config): FastifyServerOptions {
+/** Where log lines go: stdout unless given (tests read them from a stream of their own). */
+export interface LogDestination {
+  write(line: string): void
+}
+
+export function fastifyOptions(config: Config, logDestination?: LogDestination): FastifyServerOptions {
   return {
     logger: {
       level: config.logLevel,
       // Secrets never reach a log line, whoever logs what: headers that carry them, and any field
       // named like one at the first levels of a logged object (see test/http/logging.test.ts).
       redact: { paths: REDACTED, censor: '[redacted]' },
+      ...(logDestination === undefined ? {} : { stream: logDestination }),
     },
     bodyLimit: config.bodyLimitBytes,
     // request.ip, which the login and registration limits count by, trusts X-Forwarded-For only
@@ -109,10 +115,12 @@ export interface AppOptions {
   handlers?: Partial<HandlerMap>
   /** Polling and retry pace of the background jobs (tests shorten them). */
   jobs?: JobsOptions
+  /** Where the log lines go instead of stdout (tests read them). */
+  logDestination?: LogDestination
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify(fastifyOptions(config))
+  const app = Fastify(fastifyOptions(config, options.logDestination))
   const spec = loadSpec()
   app.setValidatorCompiler(makeValidatorCompiler())
   installErrorHandler(app)

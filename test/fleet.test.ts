@@ -1,6 +1,7 @@
-// Two instances on one PostgreSQL, as behind a load balancer: each job runs once across the fleet,
-// a logout, a role change and the login limits hold on both, and an image uploaded through one is
-// served by the other. (Post-cache invalidation across instances is tested with the cache.)
+// Two instances on one PostgreSQL, as behind a load balancer: each job runs once across the fleet
+// (welcome mails, scheduled publications), a logout, a role change, the login and registration
+// limits hold on both, and an image uploaded through one is served by the other. (Post-cache
+// invalidation across instances is tested with the cache.)
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
@@ -10,6 +11,7 @@ import { eventually, keysOf, solidImage, uploadThumbnail } from './helpers/image
 import { createScratchDatabase } from './helpers/postgres.ts'
 import { createPost } from './helpers/posts.ts'
 import { startSmtpServer } from './helpers/smtp.ts'
+import { PUBLISH_POST_QUEUE } from '../src/jobs/publish-post.ts'
 import { WELCOME_EMAIL_QUEUE } from '../src/jobs/welcome-email.ts'
 
 const skip = usingPostgres ? false : 'needs PostgreSQL: the embedded database belongs to one process (set DATABASE_URL)'
@@ -33,6 +35,28 @@ t.test('each welcome mail is sent exactly once with two instances working the qu
   t.ok(await eventually(async () => (await Promise.all(users.map(completed))).every(Boolean)), 'every job completed')
   t.same(users.map((user) => smtp.mailsTo(user.email).length), users.map(() => 1), 'one mail per user, across both instances')
   t.same(users.map((user) => smtp.refusedCount(user.email) > 0), users.map((_, index) => index % 3 === 0), 'the refused first attempts were retried')
+})
+
+t.test('a scheduled post is published once, by one of the two instances', { skip }, async (t) => {
+  // Each instance's log lines, to count who ran the publication job and how often.
+  const lines: Record<string, unknown>[][] = [[], []]
+  const logTo = (index: number) => ({ write: (line: string) => void lines[index]!.push(JSON.parse(line) as Record<string, unknown>) })
+  const env = { DATABASE_URL: await createScratchDatabase(t, 'fleet_publish'), LOG_LEVEL: 'info' }
+  const [one, two] = [await build(t, env, { jobs, logDestination: logTo(0) }), await build(t, env, { jobs, logDestination: logTo(1) })]
+  const author = await registerUser(one)
+  const post = await createPost(one, author, { status: 'scheduled', publishedAt: new Date(Date.now() + 3000).toISOString() })
+  t.equal(post.status, 'scheduled')
+  const jobStates = () =>
+    one.services.database.prisma.$queryRaw<{ state: string }[]>`select state::text from pgboss.job where name = ${PUBLISH_POST_QUEUE} and data->>'postId' = ${post.id}`
+  const allCompleted = async () => {
+    const states = await jobStates()
+    return states.length > 0 && states.every((job) => job.state === 'completed')
+  }
+  t.ok(await eventually(allCompleted), 'its publication jobs all completed')
+  t.equal((await two.inject({ method: 'GET', url: `/posts/${post.id}` })).json().data.status, 'published', 'published, as both instances see')
+  const runs = lines.map((instance) => instance.filter((entry) => entry.postId === post.id))
+  t.equal(runs.flat().length, 1, 'the publication job ran once across the fleet')
+  t.equal(runs.flat()[0]?.msg, 'scheduled post published')
 })
 
 t.test('logout and role changes reach every instance at once', { skip }, async (t) => {
@@ -73,6 +97,21 @@ t.test('login limits are shared: failures on either instance count for both', { 
   t.equal((await from(a)).statusCode, 401)
   t.equal((await from(b)).statusCode, 401)
   t.equal((await from(a)).statusCode, 429, 'the address limit, reached across both instances')
+})
+
+t.test('the registration limit per address is shared: registrations on either instance count for both', { skip }, async (t) => {
+  const env = { REGISTER_LIMIT_PER_ADDRESS: '2' }
+  const [one, two] = [await build(t, env), await build(t, env)]
+  // An address of this test's own: on a shared PostgreSQL the hourly counts outlive a run.
+  const remoteAddress = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.12`
+  const register = (app: FastifyInstance) =>
+    app.inject({ method: 'POST', url: '/register', remoteAddress, payload: { email: uniqueEmail('fleet-limit'), password: 'a long enough password', name: 'Limit' } })
+  t.equal((await register(one)).statusCode, 201, 'first registration, on instance 1')
+  t.equal((await register(two)).statusCode, 201, 'second, on instance 2')
+  const refused = await register(one)
+  t.equal(refused.statusCode, 429, 'the third, on instance 1, is over the limit of 2 counted across both')
+  t.equal(refused.json().error.code, 'RATE_LIMITED')
+  t.equal((await register(two)).statusCode, 429, 'and on instance 2')
 })
 
 t.test('an image uploaded through one instance is served by the other', { skip }, async (t) => {

@@ -15,8 +15,23 @@ export async function registerSecurityHeaders(app: FastifyInstance) {
   })
 }
 
-/** Headers a browser client needs to read from our answers (it sees only a few by default). */
-const EXPOSED = ['x-request-id', 'etag', 'location', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']
+/**
+ * Every response header of ours a browser client may need to read: it sees only the CORS-safelisted
+ * ones (Cache-Control, Content-Type, …) unless they are listed here. Each header the spec documents
+ * must be here (test/http/browser-policy.test.ts checks it).
+ */
+const EXPOSED = [
+  'api-version',
+  'x-request-id',
+  'etag',
+  'location',
+  'allow',
+  'www-authenticate',
+  'retry-after',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+]
 
 export async function registerCors(app: FastifyInstance, config: Pick<Config, 'corsOrigins'>) {
   // No origins configured: no CORS headers at all, so browsers keep the same-origin rule.

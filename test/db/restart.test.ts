@@ -7,6 +7,7 @@
 // where PostgreSQL is installed, while the embedded run is the one that needs nothing installed.
 import { randomUUID } from 'node:crypto'
 import type { InjectOptions } from 'fastify'
+import pg from 'pg'
 import t from 'tap'
 import { build, usingPostgres } from '../helpers/build.ts'
 import { registerUser } from '../helpers/accounts.ts'
@@ -33,7 +34,6 @@ t.test('Postgres stops and starts again under a running instance', { skip }, asy
   const post = await createPost(app, before, { status: 'published', title: 'Cached before the outage' })
   t.equal((await app.inject({ method: 'GET', url: `/posts/${post.id}` })).statusCode, 200, 'a post read once, so cached')
 
-  await postgres.stop()
   /** An answer, or a failure if none came within ten times the database timeout (a hang). */
   const answered = async (request: InjectOptions) => {
     let timer: NodeJS.Timeout | undefined
@@ -44,18 +44,38 @@ t.test('Postgres stops and starts again under a running instance', { skip }, asy
       clearTimeout(timer)
     }
   }
+  // A registration in flight when the database stops: its transaction has written the user and
+  // waits to enqueue the welcome job, held by a lock the test takes on pg-boss's job table.
+  const inFlight = `in-flight-${randomUUID()}@example.com`
+  const locker = new pg.Client({ connectionString: postgres.url })
+  locker.on('error', () => {}) // terminated by the stop, on purpose
+  await locker.connect()
+  await locker.query('BEGIN')
+  await locker.query('LOCK TABLE pgboss.job IN SHARE MODE')
+  const register = (email: string) => ({ method: 'POST' as const, url: '/register', payload: { email, password: 'a long enough password', name: 'During' } })
+  const held = app.inject(register(inFlight))
+  const waitingForLock = async () =>
+    (await locker.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%pgboss%job%'")).rows[0]!.n > 0
+  t.ok(await eventually(waitingForLock, 10_000, 20), 'the registration waits inside its transaction')
+
+  await postgres.stop()
   const email = `during-${randomUUID()}@example.com`
   const down = {
     health: await answered({ method: 'GET', url: '/health' }),
     me: await answered({ method: 'GET', url: '/me', headers: before.auth }),
     posts: await answered({ method: 'GET', url: '/posts' }),
-    register: await answered({ method: 'POST', url: '/register', payload: { email, password: 'a long enough password', name: 'During' } }),
+    register: await answered(register(email)),
     login: await answered({ method: 'POST', url: '/login', payload: { email: before.email, password: before.password } }),
   }
   for (const [name, response] of Object.entries(down)) {
     t.equal(response.statusCode, 503, `${name}: 503 while the database is down`)
     t.match(response.json(), { data: null, error: { code: 'SERVICE_UNAVAILABLE', details: [{ path: 'database' }] }, meta: { requestId: String } }, `${name}: in the envelope`)
   }
+  const heldAnswer = await held
+  t.equal(heldAnswer.statusCode, 503, 'the registration in flight when the database stopped: 503')
+  t.match(heldAnswer.json(), { data: null, error: { code: 'SERVICE_UNAVAILABLE' } }, 'in the envelope')
+  const refusedToo = [1, 2].map(() => `during-${randomUUID()}@example.com`)
+  for (const other of refusedToo) t.equal((await answered(register(other))).statusCode, 503, 'another registration while down: 503')
   t.equal(down.me.headers['retry-after'], '5', 'with Retry-After')
   t.equal((await answered({ method: 'GET', url: '/ping' })).statusCode, 200, 'what needs no database still answers')
   const cached = await answered({ method: 'GET', url: `/posts/${post.id}` })
@@ -67,13 +87,25 @@ t.test('Postgres stops and starts again under a running instance', { skip }, asy
   smtp.refuseAll = false
   t.ok(await eventually(async () => (await app.inject({ method: 'GET', url: '/health' })).statusCode === 200), 'GET /health is 200 again, without a restart')
   t.equal((await app.inject({ method: 'GET', url: '/me', headers: before.auth })).statusCode, 200, 'sessions from before the outage still work')
-  t.equal(await app.services.database.prisma.user.count({ where: { email } }), 0, 'the registration refused during the outage left nothing behind')
-  const again = await app.inject({ method: 'POST', url: '/register', payload: { email, password: 'a long enough password', name: 'After' } })
-  t.equal(again.statusCode, 201, 'and the same email registers now')
-  const after = again.json().data.user.id as string
+  // Each refused registration happened entirely or not at all: a user row without its welcome
+  // job (or a job without its user) would be a half-written one.
+  const { prisma } = app.services.database
+  const refused = [inFlight, email, ...refusedToo]
+  for (const address of refused) {
+    const users = await prisma.user.count({ where: { email: address } })
+    const [{ jobs }] = await prisma.$queryRaw<[{ jobs: number }]>`select count(*)::int as jobs from pgboss.job where name = ${WELCOME_EMAIL_QUEUE} and data->>'email' = ${address}`
+    t.same({ users, jobs }, users === 0 ? { users: 0, jobs: 0 } : { users: 1, jobs: 1 }, `${address}: the user and the welcome job, both or neither`)
+  }
+  const registeredAgain: string[] = []
+  for (const address of refused) {
+    const again = await app.inject({ method: 'POST', url: '/register', payload: { email: address, password: 'a long enough password', name: 'After' } })
+    t.equal(again.statusCode, 201, `${address} registers after the outage`)
+    if (again.statusCode === 201) registeredAgain.push(again.json().data.user.id as string)
+  }
 
   t.ok(await eventually(async () => (await boss.getJobById(WELCOME_EMAIL_QUEUE, before.id))?.state === 'completed'), 'the job pending during the outage completed')
-  t.ok(await eventually(async () => (await boss.getJobById(WELCOME_EMAIL_QUEUE, after))?.state === 'completed'), 'so did the one enqueued after it')
+  const completed = async () => (await Promise.all(registeredAgain.map((id) => boss.getJobById(WELCOME_EMAIL_QUEUE, id)))).every((job) => job?.state === 'completed')
+  t.ok(await eventually(completed), 'so did those enqueued after it')
   t.equal(smtp.mailsTo(before.email).length, 1, 'one welcome mail for the user registered before the outage')
-  t.equal(smtp.mailsTo(email).length, 1, 'one for the user registered after it')
+  t.same(refused.map((address) => smtp.mailsTo(address).length), refused.map(() => 1), 'one for each user registered after it')
 })

@@ -1,5 +1,6 @@
-// A real SMTP server on loopback that keeps what it receives, and can refuse recipients with a
-// temporary failure (451) to make the sender retry.
+// A real SMTP server on loopback that keeps what it receives, can refuse recipients with a
+// temporary failure (451) to make the sender retry, and can hold its reply to a mail's data so the
+// sender stays mid-send until the test releases it.
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
@@ -14,7 +15,12 @@ export async function startSmtpServer() {
   /** Recipients whose first RCPT TO is answered 451, and those refused so far (with how often). */
   const refuseFirst = new Set<string>()
   const refused = new Map<string, number>()
-  const state = { refuseAll: false }
+  const state = { refuseAll: false, holdReplies: false }
+  /** Replies being held: each delivers its mail (and answers 250) when called. */
+  const held: (() => void)[] = []
+  const heldWaiters: (() => void)[] = []
+  /** Sessions whose client hung up: a mail whose reply it never saw was not delivered. */
+  const closed = new Set<string>()
   const server = new SMTPServer({
     secure: false,
     authOptional: true,
@@ -32,9 +38,18 @@ export async function startSmtpServer() {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
       stream.on('end', () => {
-        received.push({ to: session.envelope.rcptTo.map((a) => a.address.toLowerCase()), raw: Buffer.concat(chunks).toString() })
-        callback()
+        const deliver = () => {
+          if (closed.has(session.id)) return
+          received.push({ to: session.envelope.rcptTo.map((a) => a.address.toLowerCase()), raw: Buffer.concat(chunks).toString() })
+          callback()
+        }
+        if (!state.holdReplies) return deliver()
+        held.push(deliver)
+        heldWaiters.splice(0).forEach((wake) => wake())
       })
+    },
+    onClose(session) {
+      closed.add(session.id)
     },
   })
   server.listen(0, '127.0.0.1')
@@ -48,6 +63,14 @@ export async function startSmtpServer() {
     set refuseAll(value: boolean) {
       state.refuseAll = value
     },
+    /** While true, the reply to each mail's data waits for release(). */
+    set holdReplies(value: boolean) {
+      state.holdReplies = value
+    },
+    /** Resolves once a mail is held, waiting for its reply. */
+    mailHeld: () => (held.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => heldWaiters.push(resolve))),
+    /** Answers every held mail: delivered, unless its sender hung up meanwhile. */
+    release: () => held.splice(0).forEach((deliver) => deliver()),
     refusedCount: (email: string) => refused.get(email.toLowerCase()) ?? 0,
     mailsTo: (email: string) => received.filter((mail) => mail.to.includes(email.toLowerCase())),
     close: () => new Promise<void>((resolve) => server.close(resolve)),

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
 import { build } from '../helpers/build.ts'
+import { loadSpec } from '../../src/spec.ts'
 
 t.test('API answers carry security headers and forbid loading anything', async (t) => {
   const app = await build(t)
@@ -55,4 +56,27 @@ t.test('CORS: only configured origins, preflight included; none when not configu
   const closed = await build(t)
   const none = await closed.inject({ method: 'GET', url: '/ping', headers: { origin: 'https://blog.example.com' } })
   t.equal(none.headers['access-control-allow-origin'], undefined, 'no CORS_ORIGINS, no CORS')
+})
+
+t.test('CORS exposes every response header the spec documents, and the request id', async (t) => {
+  // Header names are the keys of a response's `headers` map, in the operations and in shared responses.
+  const documented = new Set<string>()
+  const collect = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'headers' && value !== null && typeof value === 'object') for (const name of Object.keys(value)) documented.add(name.toLowerCase())
+      collect(value)
+    }
+  }
+  const spec = loadSpec()
+  collect(spec.paths)
+  collect(spec.components.responses)
+  // Browsers always let a page read these (the CORS-safelisted response headers).
+  for (const safelisted of ['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma']) documented.delete(safelisted)
+  t.ok(documented.has('api-version') && documented.has('retry-after'), 'the spec documents API-Version and Retry-After')
+
+  const app = await build(t, { CORS_ORIGINS: 'https://blog.example.com' })
+  const answer = await app.inject({ method: 'GET', url: '/ping', headers: { origin: 'https://blog.example.com' } })
+  const exposed = String(answer.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/)
+  for (const name of [...documented, 'x-request-id']) t.ok(exposed.includes(name), `${name} is exposed`)
 })
