@@ -21,6 +21,12 @@ export interface ListQuery {
   limit: number
 }
 
+/**
+ * How many of the newest posts a search reads in order before it turns to the search index
+ * (see list()). About sqrt(page × posts) at a million posts, where both plans cost the same.
+ */
+const SEARCH_WINDOW = 5000
+
 /** Drafts have no publication time: they sort by creation. */
 export const sortColumn = (status: PostStatus) => (status === 'draft' ? 'created_at' : 'published_at')
 
@@ -57,18 +63,41 @@ export function makePostStore(prisma: PrismaClient) {
 
     async list(query: ListQuery): Promise<PostRecord[]> {
       const column = Prisma.raw(`p.${sortColumn(query.status)}`)
-      const conditions = [Prisma.sql`p.status = ${query.status}::"PostStatus"`]
-      if (query.authorId) conditions.push(Prisma.sql`p.author_id = ${query.authorId}::uuid`)
+      // Where the list stands: walked in order on (status, sort column, id), never skipped by offset.
+      const position = [Prisma.sql`p.status = ${query.status}::"PostStatus"`]
+      if (query.after) position.push(Prisma.sql`(${column}, p.id) < (${query.after.at}, ${query.after.id}::uuid)`)
+      const filters: Prisma.Sql[] = []
+      if (query.authorId) filters.push(Prisma.sql`p.author_id = ${query.authorId}::uuid`)
       if (query.categoryId) {
-        conditions.push(Prisma.sql`exists (select 1 from post_categories pc where pc.post_id = p.id and pc.category_id = ${query.categoryId}::uuid)`)
+        filters.push(Prisma.sql`exists (select 1 from post_categories pc where pc.post_id = p.id and pc.category_id = ${query.categoryId}::uuid)`)
       }
-      if (query.search) conditions.push(Prisma.sql`p.search_vector @@ websearch_to_tsquery('english', ${query.search})`)
-      if (query.after) conditions.push(Prisma.sql`(${column}, p.id) < (${query.after.at}, ${query.after.id}::uuid)`)
-      const rows = await prisma.$queryRaw<{ id: string }[]>`
-        select p.id from posts p
-        where ${Prisma.join(conditions, ' and ')}
-        order by ${column} desc, p.id desc
-        limit ${query.limit + 1}`
+      const where = (conditions: Prisma.Sql[]) => Prisma.join(conditions, ' and ')
+      const order = Prisma.sql`order by ${column} desc, p.id desc limit ${query.limit + 1}`
+      let rows: { id: string }[]
+      if (!query.search) {
+        rows = await prisma.$queryRaw`select p.id from posts p where ${where([...position, ...filters])} ${order}`
+      } else {
+        // A search has two good plans and PostgreSQL cannot tell which one a query needs: its
+        // estimate for a word it has no statistics on is a flat guess. A common word is best found
+        // by walking the newest posts in order until a page has matched; a rare one, by its GIN
+        // index and then sorting its few matches (walking for it reads every post: a second at a
+        // million). So: walk a bounded window of the newest posts that pass the other filters; a
+        // word that fills a page there is common and that page is the answer (whatever matches
+        // beyond the window is older). Otherwise, unless the window held every such post, the word
+        // is rare (under a page per SEARCH_WINDOW posts) and its matches come from the GIN index,
+        // fenced by a materialized CTE so the planner cannot turn it back into the walk.
+        const search = Prisma.sql`p.search_vector @@ websearch_to_tsquery('english', ${query.search})`
+        const window = Prisma.sql`select * from posts p where ${where([...position, ...filters])} order by ${column} desc, p.id desc limit ${SEARCH_WINDOW}`
+        rows = await prisma.$queryRaw`select p.id from (${window}) p where ${search} ${order}`
+        if (rows.length <= query.limit) {
+          const counted = await prisma.$queryRaw<{ seen: number }[]>`select count(*)::int as seen from (${window}) p`
+          if (counted[0]?.seen === SEARCH_WINDOW) {
+            rows = await prisma.$queryRaw`
+              with matches as materialized (select p.id, ${column} from posts p where ${where([search, ...position, ...filters])})
+              select p.id from matches p ${order}`
+          }
+        }
+      }
       if (rows.length === 0) return []
       const posts = await prisma.post.findMany({ where: { id: { in: rows.map((row) => row.id) } }, include: postInclude })
       const byId = new Map(posts.map((post) => [post.id, post]))

@@ -114,3 +114,30 @@ t.test('status=scheduled: by publication time, own posts for users, all for admi
   t.same(await listAll(app, `status=scheduled&author=${other.id}`, author.auth), [], "a user asking for someone else's: an empty list")
   t.same(await listAll(app, `status=scheduled&category=${category.id}`), [], 'anonymous: none')
 })
+
+t.test('search finds a rare word beyond the newest posts it reads in order (the search index path)', async (t) => {
+  const app = await build(t)
+  const author = await registerUser(app)
+  const word = `zeppelin${randomUUID().slice(0, 6)}`
+  // More posts than the search reads in order before it turns to the search index, made in SQL:
+  // over HTTP they would take minutes. The six oldest carry the word; the newest thousands do not.
+  const count = 5_200
+  await app.services.database.prisma.$executeRaw`
+    insert into posts (id, author_id, title, body, excerpt, status, published_at, updated_at, search_vector)
+    select gen_random_uuid(), ${author.id}::uuid, 'Bulk ' || i, body, 'Bulk', 'published', now() - make_interval(mins => i), now(),
+           to_tsvector('english', 'Bulk ' || i || ' ' || body)
+    from generate_series(1, ${count}::int) i, lateral (select case when i > ${count}::int - 6 then 'About a ' || ${word} else 'About nothing' end body) b`
+  await app.services.database.prisma.$executeRaw`
+    insert into post_categories (post_id, category_id)
+    select p.id, c.id from posts p, categories c where p.author_id = ${author.id}::uuid and c.is_default`
+  const newestFirst = (where: { body?: { contains: string } }, take?: number) =>
+    app.services.database.prisma.post
+      .findMany({ where: { authorId: author.id, ...where }, orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }], select: { id: true }, take })
+      .then((posts) => posts.map((post) => post.id))
+  const matching = await newestFirst({ body: { contains: word } })
+  t.equal(matching.length, 6)
+  t.same(await listAll(app, `q=${word}`), matching, 'every match, newest first, across pages')
+  t.same(await listAll(app, `q=${word}&author=${author.id}`), matching, 'with another filter too')
+  const common = await app.inject({ method: 'GET', url: `/posts?q=bulk&author=${author.id}&limit=5` })
+  t.same(common.json().data.map((post: { id: string }) => post.id), await newestFirst({}, 5), 'a common word: the newest page')
+})
