@@ -23,7 +23,8 @@ export interface ListQuery {
 
 /**
  * How many of the newest posts a search reads in order before it turns to the search index
- * (see list()). About sqrt(page × posts) at a million posts, where both plans cost the same.
+ * (see list()). Near sqrt(page × posts) at a million posts: a word rarer than a page in this many
+ * posts has at most that many matches to sort, so neither plan reads more than ~5,000 rows.
  */
 const SEARCH_WINDOW = 5000
 
@@ -80,8 +81,8 @@ export function makePostStore(prisma: PrismaClient) {
         // A search has two good plans and PostgreSQL cannot tell which one a query needs: its
         // estimate for a word it has no statistics on is a flat guess. A common word is best found
         // by walking the newest posts in order until a page has matched; a rare one, by its GIN
-        // index and then sorting its few matches (walking for it reads every post: a second at a
-        // million). So: walk a bounded window of the newest posts that pass the other filters; a
+        // index and then sorting its few matches (walking for it may read every post: 0.2 to 0.6 s
+        // at a million). So: walk a bounded window of the newest posts that pass the other filters; a
         // word that fills a page there is common and that page is the answer (whatever matches
         // beyond the window is older). Otherwise, unless the window held every such post, the word
         // is rare (under a page per SEARCH_WINDOW posts) and its matches come from the GIN index,
