@@ -21,7 +21,7 @@ const database = await scratchPostgres(process.env.DATABASE_URL)
 const sql = new pg.Client({ connectionString: database.env.DATABASE_URL })
 try {
   const server = await startServer(database.env)
-  const { postIds } = await seed(server.url, 1)
+  const seeded = await seed(server.url, 1)
   await sql.connect()
   const started = Date.now()
   // 200 authors sharing the seeded author's password hash; 20 categories, one of them rare.
@@ -34,12 +34,14 @@ try {
     select gen_random_uuid(), 'Topic ' || i, 'topic-' || i, now() from generate_series(1, 19) i`)
   await sql.query(`insert into categories (id, name, slug, updated_at) values (gen_random_uuid(), 'Rare', 'rare', now())`)
   // 90 % published, 5 % drafts, 5 % scheduled; one publication a minute, going back in time.
+  // One post in 10,000 (all published) mentions a rare word, for a search with few matches.
   await sql.query(
     `
     with authors as (select array_agg(id) ids from users where email like 'author%@bench.example')
     insert into posts (id, author_id, title, body, excerpt, status, published_at, created_at, updated_at)
     select gen_random_uuid(), authors.ids[1 + i % 200], 'Post number ' || i,
-           'Body of post ' || i || ' about ' || (array['gardens','rivers','engines','poetry','cities'])[1 + i % 5] || '. ' || repeat('Words of prose. ', 12),
+           'Body of post ' || i || ' about ' || (array['gardens','rivers','engines','poetry','cities'])[1 + i % 5] || '. ' || repeat('Words of prose. ', 12)
+             || case when i % 10000 = 7 then ' Zeppelins.' else '' end,
            'Excerpt of post ' || i,
            (case when i % 20 = 0 then 'draft' when i % 20 = 1 then 'scheduled' else 'published' end)::"PostStatus",
            case when i % 20 = 0 then null else now() - make_interval(mins => i) end,
@@ -66,7 +68,15 @@ try {
   )
   const deepCursor = encodeCursor({ at: rows[0].published_at, id: rows[0].id })
   const { rows: [author] } = await sql.query(`select id from users where email = 'author7@bench.example'`)
-  const scenarios: [string, string][] = [
+  // An admin lists every author's drafts and scheduled posts.
+  await sql.query(`update users set role = 'admin' where email = $1`, [seeded.email])
+  const login = await fetch(`${server.url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: seeded.email, password: seeded.password }),
+  })
+  const admin = { authorization: `Bearer ${((await login.json()) as { data: { accessToken: string } }).data.accessToken}` }
+  const scenarios: [string, string, Record<string, string>?][] = [
     ['GET /ping (baseline)', '/ping'],
     ['first page', '/posts?limit=20'],
     ['page 80 % deep (cursor)', `/posts?limit=20&cursor=${deepCursor}`],
@@ -74,12 +84,15 @@ try {
     ['category filter (100 posts)', '/posts?limit=20&category=rare'],
     ['author filter', `/posts?limit=20&author=${author.id}`],
     ['search, common word', '/posts?limit=20&q=rivers'],
+    ['search, rare word (100 posts)', '/posts?limit=20&q=zeppelin'],
     ['search, one post', `/posts?limit=20&q=${encodeURIComponent('"post 424242"')}`],
-    ['getPost, cached', `/posts/${postIds[0]}`],
+    ['drafts of all authors (admin)', '/posts?limit=20&status=draft', admin],
+    ['scheduled of all authors (admin)', '/posts?limit=20&status=scheduled', admin],
+    ['getPost, cached', `/posts/${seeded.postIds[0]}`],
   ]
   console.log(`listPosts at ${POSTS} posts, ${DURATION} s each, 4 connections`)
-  for (const [name, path] of scenarios) {
-    console.log(formatFigure(await measure(name, { url: `${server.url}${path}`, connections: 4, duration: DURATION })))
+  for (const [name, path, headers] of scenarios) {
+    console.log(formatFigure(await measure(name, { url: `${server.url}${path}`, headers, connections: 4, duration: DURATION })))
   }
   await server.stop()
 } finally {

@@ -280,7 +280,8 @@ export interface paths {
          *
          *     Without `status`, lists published posts only. With `status=draft` or
          *     `status=scheduled`, admins see every such post and other signed-in users
-         *     only their own; anonymous callers get an empty list.
+         *     only their own; anonymous callers get an empty list, and so does a user
+         *     who names another author with `author`.
          *
          *     Newest first: by `publishedAt` (for drafts, by `createdAt`), ties broken by
          *     id; search results keep that order. Filters combine with AND. An unknown
