@@ -32,7 +32,7 @@ import { registerJwt } from './http/security.ts'
 import { registerMultipart } from './http/upload.ts'
 import { makeValidatorCompiler } from './http/validation.ts'
 import { startJobs, type Jobs, type JobsOptions } from './jobs/index.ts'
-import { enqueuePublication } from './jobs/publish-post.ts'
+import { cancelPublication, enqueuePublication } from './jobs/publish-post.ts'
 import { enqueueImageSweep } from './jobs/sweep-images.ts'
 import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
 import { addPostCacheMetrics } from './metrics/post-cache-metrics.ts'
@@ -181,7 +181,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const requestImageSweep = () => enqueueImageSweep(queue!.boss, app.log)
   const posts = makePostService({
     prisma: database.prisma,
-    schedulePublication: (postId, at, sql) => enqueuePublication(queue!.boss, postId, at, { executeSql: sql }),
+    publications: {
+      schedule: (postId, at, sql) => enqueuePublication(queue!.boss, postId, at, { executeSql: sql }),
+      cancel: (jobId, sql) => cancelPublication(queue!.boss, jobId, { executeSql: sql }),
+    },
     requestImageSweep,
     cache: postCache,
     changes,

@@ -78,7 +78,7 @@ export function makePostStore(prisma: PrismaClient) {
     /** Publishes a scheduled post whose time has come; false when it was rescheduled, unscheduled or deleted. */
     async publishIfDue(id: string): Promise<boolean> {
       const count = await prisma.$executeRaw`
-        update posts set status = 'published', updated_at = now()
+        update posts set status = 'published', publish_job_id = null, updated_at = now()
         where id = ${id}::uuid and status = 'scheduled' and published_at <= now()`
       return count === 1
     },

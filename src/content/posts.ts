@@ -13,8 +13,16 @@ import { canEdit, canSee } from './visibility.ts'
 
 type CreatePost = components['schemas']['CreatePostRequest']
 type UpdatePost = components['schemas']['UpdatePostRequest']
-/** Runs SQL in the write's transaction: scheduled publications are enqueued atomically with it. */
-export type SchedulePublication = (postId: string, at: Date, sql: (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>) => Promise<void>
+type TransactionSql = (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>
+/**
+ * The jobs that publish scheduled posts. Both run their SQL in the write's transaction, so a job
+ * is enqueued or cancelled exactly when the write commits.
+ */
+export interface Publications {
+  /** Enqueues the post's publication at `at`; the job's id. */
+  schedule(postId: string, at: Date, sql: TransactionSql): Promise<string>
+  cancel(jobId: string, sql: TransactionSql): Promise<void>
+}
 
 const postNotFound = () => notFound('POST_NOT_FOUND', 'Post')
 const invalid = (path: string, message: string) => new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [{ path, message }])
@@ -40,14 +48,14 @@ export type RequestImageSweep = () => Promise<void>
 
 export interface PostServiceOptions {
   prisma: PrismaClient
-  schedulePublication: SchedulePublication
+  publications: Publications
   requestImageSweep: RequestImageSweep
   /** The posts GET /posts/{id} serves, and how writes make every instance forget them. */
   cache: PostCache
   changes: PostChanges
 }
 
-export function makePostService({ prisma, schedulePublication, requestImageSweep, cache, changes }: PostServiceOptions) {
+export function makePostService({ prisma, publications, requestImageSweep, cache, changes }: PostServiceOptions) {
   const store = makePostStore(prisma)
   const sqlIn = (tx: Tx) => async (text: string, values: unknown[] = []) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(text, ...values) })
 
@@ -91,7 +99,10 @@ export function makePostService({ prisma, schedulePublication, requestImageSweep
           select: { id: true },
         })
         await store.reindex(tx, post.id)
-        if (status === 'scheduled') await schedulePublication(post.id, publishedAt!, sqlIn(tx))
+        if (status === 'scheduled') {
+          const publishJobId = await publications.schedule(post.id, publishedAt!, sqlIn(tx))
+          await tx.post.update({ where: { id: post.id }, data: { publishJobId } })
+        }
         return post.id
       })
       return toPost((await store.find(id))!)
@@ -134,15 +145,21 @@ export function makePostService({ prisma, schedulePublication, requestImageSweep
         }
         const body = input.body ?? current.body
         const excerpt = input.excerpt ?? (input.body !== undefined ? deriveExcerpt(body) : current.excerpt)
-        await tx.post.update({ where: { id }, data: { title: input.title, body, excerpt, status, publishedAt } })
+        // The publication job follows the post: a new time replaces it, leaving `scheduled` cancels it.
+        const rescheduled = status === 'scheduled' && publishedAt!.getTime() !== current.publishedAt?.getTime()
+        let publishJobId = current.publishJobId
+        if (publishJobId !== null && (rescheduled || status !== 'scheduled')) {
+          await publications.cancel(publishJobId, sqlIn(tx))
+          publishJobId = null
+        }
+        if (rescheduled) publishJobId = await publications.schedule(id, publishedAt!, sqlIn(tx))
+        await tx.post.update({ where: { id }, data: { title: input.title, body, excerpt, status, publishedAt, publishJobId } })
         if (input.categoryIds !== undefined) {
           const categoryIds = await resolveCategories(tx, input.categoryIds)
           await tx.postCategory.deleteMany({ where: { postId: id } })
           await tx.postCategory.createMany({ data: categoryIds.map((categoryId) => ({ postId: id, categoryId })) })
         }
         if (input.title !== undefined || input.body !== undefined) await store.reindex(tx, id)
-        const rescheduled = status === 'scheduled' && publishedAt!.getTime() !== current.publishedAt?.getTime()
-        if (rescheduled) await schedulePublication(id, publishedAt!, sqlIn(tx))
       })
       await changes.changed({ postId: id })
       return toPost((await store.find(id))!)
@@ -151,6 +168,7 @@ export function makePostService({ prisma, schedulePublication, requestImageSweep
     async remove(principal: Principal, id: string, ifMatch: string | undefined): Promise<void> {
       const hadThumbnail = await store.transaction(async (tx) => {
         const post = await lockEditable(tx, principal, id, ifMatch)
+        if (post.publishJobId !== null) await publications.cancel(post.publishJobId, sqlIn(tx))
         // The thumbnail rows go with the post (cascade); the images behind them, with the sweep.
         await tx.post.delete({ where: { id } })
         return post.thumbnail.length > 0
