@@ -59,11 +59,19 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
   const store = makePostStore(prisma)
   const sqlIn = (tx: Tx) => async (text: string, values: unknown[] = []) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(text, ...values) })
 
-  /** The category ids to file a post under: the default category when none are given; 422 on unknown ones. */
-  async function resolveCategories(tx: Tx, ids: string[] | undefined): Promise<string[]> {
-    if (!ids || ids.length === 0) return [await store.defaultCategoryId(tx)]
+  /**
+   * The categories to file a post under, locked until the write commits so that none is deleted
+   * meanwhile (store.existingCategoryIds); the default category when none are given. `unknown` is
+   * the index of the first id that is not a category, -1 when all are.
+   */
+  async function lockCategories(tx: Tx, ids: string[] | undefined): Promise<{ ids: string[]; unknown: number }> {
+    if (!ids || ids.length === 0) return { ids: [await store.defaultCategoryId(tx)], unknown: -1 }
     const existing = await store.existingCategoryIds(tx, ids)
-    const unknown = ids.findIndex((id) => !existing.has(id))
+    return { ids, unknown: ids.findIndex((id) => !existing.has(id)) }
+  }
+
+  /** The locked category ids; 422 when one of them is not a category. */
+  function known({ ids, unknown }: { ids: string[]; unknown: number }): string[] {
     if (unknown !== -1) {
       throw new ApiError(422, 'CATEGORY_NOT_FOUND', 'A category of the post does not exist.', [{ path: `/body/categoryIds/${unknown}`, message: 'is not a category' }])
     }
@@ -84,8 +92,8 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
     async create(principal: Principal, input: CreatePost): Promise<Post> {
       const status: PostStatus = input.status ?? 'draft'
       const publishedAt = status === 'scheduled' ? futureDate(input.publishedAt, '/body/publishedAt') : status === 'published' ? new Date() : null
-      const id = await store.transaction(async (tx) => {
-        const categoryIds = await resolveCategories(tx, input.categoryIds)
+      const created = await store.transaction(async (tx) => {
+        const categoryIds = known(await lockCategories(tx, input.categoryIds))
         const post = await tx.post.create({
           data: {
             authorId: principal.userId,
@@ -103,9 +111,11 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
           const publishJobId = await publications.schedule(post.id, publishedAt!, sqlIn(tx))
           await tx.post.update({ where: { id: post.id }, data: { publishJobId } })
         }
-        return post.id
+        // Read while the categories are still locked: a category deleted right after the commit
+        // would otherwise be read as a filing without its category.
+        return (await store.find(post.id, tx))!
       })
-      return toPost((await store.find(id))!)
+      return toPost(created)
     },
 
     async get(principal: Principal | null, id: string): Promise<Post> {
@@ -132,7 +142,10 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
     },
 
     async update(principal: Principal, id: string, input: UpdatePost, ifMatch: string | undefined): Promise<Post> {
-      await store.transaction(async (tx) => {
+      const updated = await store.transaction(async (tx) => {
+        // The categories before the post, the order deleteCategory locks them in (its category,
+        // then the posts filed there): the opposite order could deadlock with it.
+        const categories = input.categoryIds === undefined ? undefined : await lockCategories(tx, input.categoryIds)
         const current = await lockEditable(tx, principal, id, ifMatch)
         const status = input.status ?? current.status
         let publishedAt: Date | null
@@ -154,15 +167,16 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
         }
         if (rescheduled) publishJobId = await publications.schedule(id, publishedAt!, sqlIn(tx))
         await tx.post.update({ where: { id }, data: { title: input.title, body, excerpt, status, publishedAt, publishJobId } })
-        if (input.categoryIds !== undefined) {
-          const categoryIds = await resolveCategories(tx, input.categoryIds)
+        if (categories !== undefined) {
+          const categoryIds = known(categories)
           await tx.postCategory.deleteMany({ where: { postId: id } })
           await tx.postCategory.createMany({ data: categoryIds.map((categoryId) => ({ postId: id, categoryId })) })
         }
         if (input.title !== undefined || input.body !== undefined) await store.reindex(tx, id)
+        return (await store.find(id, tx))!
       })
       await changes.changed({ postId: id })
-      return toPost((await store.find(id))!)
+      return toPost(updated)
     },
 
     async remove(principal: Principal, id: string, ifMatch: string | undefined): Promise<void> {

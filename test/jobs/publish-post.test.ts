@@ -67,6 +67,7 @@ t.test('rescheduling moves the job; unscheduling and deleting cancel it', async 
 
   const moved = await createPost(app, author, { status: 'scheduled', publishedAt: inAnHour })
   const [first] = await jobsOf(app, moved.id)
+  if (!first) throw new Error('no job was enqueued')
   t.match(first, { state: 'created', startAfter: inAnHour }, 'scheduling enqueues a job due at publishedAt')
   t.equal((await patch(app, author, moved.id, { title: 'Only the title changed' })).statusCode, 200)
   t.same(await jobsOf(app, moved.id), [first], 'an edit that keeps the time keeps the job')
@@ -90,7 +91,7 @@ t.test('rescheduling moves the job; unscheduling and deleting cancel it', async 
 
 t.test(`a post scheduled before a restart is published after it, no request touching it (${usingPostgres ? 'PostgreSQL' : 'embedded, on disk'})`, async (t) => {
   // PGlite keeps its data in DATA_DIR; on PostgreSQL both apps use the same database.
-  const env = usingPostgres ? {} : { DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-publish-restart-')) }
+  const env: Record<string, string> = usingPostgres ? {} : { DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-publish-restart-')) }
   const before = await build(t, env, { jobs: { pollingIntervalSeconds: 0.5 } })
   const author = await registerUser(before)
   const due = new Date(Date.now() + 3_000)
