@@ -36,6 +36,9 @@ function checkIfMatch(ifMatch: string | undefined, current: Post) {
   }
 }
 
+// The time a post publishes itself at is the only one a client sets; publishing sets it to now.
+const PUBLISHED_AT_ONLY_SCHEDULED = "is accepted only when the post's status is (or stays) scheduled"
+
 function futureDate(value: string | undefined | null, path: string): Date {
   const date = value ? new Date(value) : null
   // A date-time the schema's format accepts can still be one Date cannot hold (a leap second, `23:59:60`): NaN.
@@ -91,6 +94,7 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
   return {
     async create(principal: Principal, input: CreatePost): Promise<Post> {
       const status: PostStatus = input.status ?? 'draft'
+      if (status !== 'scheduled' && input.publishedAt !== undefined) throw invalid('/body/publishedAt', PUBLISHED_AT_ONLY_SCHEDULED)
       const publishedAt = status === 'scheduled' ? futureDate(input.publishedAt, '/body/publishedAt') : status === 'published' ? new Date() : null
       const created = await store.transaction(async (tx) => {
         const categoryIds = known(await lockCategories(tx, input.categoryIds))
@@ -153,7 +157,7 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
           const keep = input.publishedAt === undefined && current.status === 'scheduled'
           publishedAt = futureDate(keep ? current.publishedAt?.toISOString() : input.publishedAt, '/body/publishedAt')
         } else {
-          if (input.publishedAt !== undefined) throw invalid('/body/publishedAt', 'is accepted only when the post ends up scheduled')
+          if (input.publishedAt !== undefined) throw invalid('/body/publishedAt', PUBLISHED_AT_ONLY_SCHEDULED)
           publishedAt = status === 'draft' ? null : current.status === 'published' ? current.publishedAt : new Date()
         }
         const body = input.body ?? current.body

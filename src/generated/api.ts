@@ -294,8 +294,8 @@ export interface paths {
          *     `draft` unless `status` says otherwise. `status: scheduled` needs a
          *     `publishedAt` in the future (checked by the server: `400` on
          *     `/body/publishedAt` otherwise); the post is published at that time without
-         *     any further request. `publishedAt` is refused with any other status:
-         *     `published` posts get the current time. Without `categoryIds` (or with an
+         *     any further request. `publishedAt` is refused with any other status (`400`
+         *     on `/body/publishedAt`): `published` posts get the current time. Without `categoryIds` (or with an
          *     empty list) the post goes into the default category; an unknown category id
          *     is `422 CATEGORY_NOT_FOUND` naming the entry (`/body/categoryIds/0`). Without
          *     `excerpt`, one is derived from the body.
@@ -618,7 +618,8 @@ export interface components {
         };
         /**
          * @description `publishedAt` is required with `status: scheduled` (and must be in the
-         *     future) and refused with any other status.
+         *     future) and refused with any other status (checked by the server; a 400
+         *     naming `/body/publishedAt`).
          */
         CreatePostRequest: {
             /** @description Markdown. */

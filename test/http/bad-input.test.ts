@@ -57,6 +57,27 @@ t.test('bad inputs → 400 VALIDATION_FAILED on the field', async (t) => {
     refused(t, update, '/body/publishedAt')
   })
 
+  t.test('publishedAt with a status other than scheduled, or missing with scheduled: one detail, on the field', async (t) => {
+    const later = new Date(Date.now() + 3_600_000).toISOString()
+    const onlyPublishedAt = (response: Response) => t.match(response.json().error.details, [{ path: '/body/publishedAt', message: /scheduled/ }], 'names the field and why')
+    const draft = await createPost(app, user)
+    const attempts = [
+      app.inject({ method: 'POST', url: '/posts', headers: user.auth, payload: { title: 'T', body: 'B', publishedAt: later } }),
+      app.inject({ method: 'POST', url: '/posts', headers: user.auth, payload: { title: 'T', body: 'B', status: 'draft', publishedAt: later } }),
+      app.inject({ method: 'POST', url: '/posts', headers: user.auth, payload: { title: 'T', body: 'B', status: 'published', publishedAt: later } }),
+      app.inject({ method: 'PATCH', url: `/posts/${draft.id}`, headers: user.auth, payload: { publishedAt: later } }),
+      app.inject({ method: 'PATCH', url: `/posts/${post.id}`, headers: user.auth, payload: { status: 'draft', publishedAt: later } }),
+    ]
+    for (const response of await Promise.all(attempts)) {
+      refused(t, response, '/body/publishedAt')
+      onlyPublishedAt(response)
+      t.equal(response.json().error.details.length, 1, 'and nothing else')
+    }
+    const missing = await app.inject({ method: 'POST', url: '/posts', headers: user.auth, payload: { title: 'T', body: 'B', status: 'scheduled' } })
+    refused(t, missing, '/body/publishedAt')
+    t.equal(missing.json().error.details.length, 1, 'scheduled without publishedAt: only the missing field')
+  })
+
   t.test('a cursor carrying a date outside years 1 to 9999', async (t) => {
     const id = '0192f7c4-5a2b-7c3d-8e4f-123456789abc'
     for (const iso of ['-004714-01-01T00:00:00.000Z', '+010000-01-01T00:00:00.000Z', '0000-01-01T00:00:00.000Z', '2025-01-01']) {
