@@ -600,7 +600,10 @@ export interface components {
             meta: components["schemas"]["PagedMeta"];
         };
         CreateCategoryRequest: {
-            /** @example Photography */
+            /**
+             * @description Shown without surrounding white space; not blank.
+             * @example Photography
+             */
             name: string;
             /**
              * @description Derived from `name` when absent.
@@ -609,6 +612,7 @@ export interface components {
             slug?: string;
         };
         CreateCommentRequest: {
+            /** @description Plain text, shown as written; not blank. */
             body: string;
             /**
              * Format: uuid
@@ -622,7 +626,7 @@ export interface components {
          *     naming `/body/publishedAt`).
          */
         CreatePostRequest: {
-            /** @description Markdown. */
+            /** @description Markdown; not blank. */
             body: string;
             /** @description The post's categories; absent or empty means the default category. */
             categoryIds?: string[];
@@ -635,6 +639,7 @@ export interface components {
             publishedAt?: string;
             /** @default draft */
             status: components["schemas"]["PostStatus"];
+            /** @description Not blank. */
             title: string;
         };
         /** @description What went wrong. */
@@ -923,10 +928,12 @@ export interface components {
         };
         /** @description Send at least one field. Renaming keeps the slug unless `slug` is sent. */
         UpdateCategoryRequest: {
+            /** @description Shown without surrounding white space; not blank. */
             name?: string;
             slug?: string;
         };
         UpdateCommentRequest: {
+            /** @description Plain text, shown as written; not blank. */
             body: string;
         };
         /** @description Send at least one field; a new `password` needs `currentPassword`. */
@@ -942,7 +949,7 @@ export interface components {
          *     when the post ends up `scheduled` (checked by the server).
          */
         UpdatePostRequest: {
-            /** @description Markdown. */
+            /** @description Markdown; not blank. */
             body?: string;
             /** @description Replaces the post's categories; empty means the default category. */
             categoryIds?: string[];
@@ -953,6 +960,7 @@ export interface components {
              */
             publishedAt?: string;
             status?: components["schemas"]["PostStatus"];
+            /** @description Not blank. */
             title?: string;
         };
         UpdateUserRequest: {

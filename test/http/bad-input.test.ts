@@ -78,6 +78,25 @@ t.test('bad inputs → 400 VALIDATION_FAILED on the field', async (t) => {
     t.equal(missing.json().error.details.length, 1, 'scheduled without publishedAt: only the missing field')
   })
 
+  t.test('text of blanks only, where the text is what the resource says', async (t) => {
+    const comment = await createComment(app, user, post.id)
+    for (const blank of ['   ', '\t\r\n', '\u00a0\u3000']) {
+      const attempts: [Promise<Response>, string][] = [
+        [app.inject({ method: 'POST', url: '/posts', headers: user.auth, payload: { title: blank, body: 'B' } }), '/body/title'],
+        [app.inject({ method: 'POST', url: '/posts', headers: user.auth, payload: { title: 'T', body: blank } }), '/body/body'],
+        [app.inject({ method: 'PATCH', url: `/posts/${post.id}`, headers: user.auth, payload: { title: blank } }), '/body/title'],
+        [app.inject({ method: 'PATCH', url: `/posts/${post.id}`, headers: user.auth, payload: { body: blank } }), '/body/body'],
+        [app.inject({ method: 'POST', url: `/posts/${post.id}/comments`, headers: user.auth, payload: { body: blank } }), '/body/body'],
+        [app.inject({ method: 'PATCH', url: `/comments/${comment.id}`, headers: user.auth, payload: { body: blank } }), '/body/body'],
+        [app.inject({ method: 'POST', url: '/categories', headers: admin.auth, payload: { name: blank } }), '/body/name'],
+        [app.inject({ method: 'PATCH', url: `/categories/${category.id}`, headers: admin.auth, payload: { name: blank } }), '/body/name'],
+      ]
+      for (const [response, path] of attempts) t.match(refused(t, await response, path).details, [{ path, message: 'must not be blank' }], JSON.stringify(blank))
+    }
+    // Text around blanks is text: only its surroundings go (category names) or nothing does.
+    t.equal((await app.inject({ method: 'POST', url: `/posts/${post.id}/comments`, headers: user.auth, payload: { body: '  ok  ' } })).json().data.body, '  ok  ')
+  })
+
   t.test('a cursor carrying a date outside years 1 to 9999', async (t) => {
     const id = '0192f7c4-5a2b-7c3d-8e4f-123456789abc'
     for (const iso of ['-004714-01-01T00:00:00.000Z', '+010000-01-01T00:00:00.000Z', '0000-01-01T00:00:00.000Z', '2025-01-01']) {
