@@ -94,6 +94,10 @@ export function fastifyOptions(config: Config): FastifyServerOptions {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
     requestTimeout: 30_000,
+    // A path parameter longer than this is answered 414 by the router before the spec's schema
+    // sees it: longer than any request line Node's HTTP parser takes (16 KiB by default), every
+    // overlong id gets the schema's documented 400 instead.
+    routerOptions: { maxParamLength: 16 * 1024 },
     // Opening PGlite and applying migrations can take several seconds on a cold machine.
     pluginTimeout: 120_000,
     // Draining on SIGTERM: a request that reaches an open keep-alive connection is served (with
