@@ -2,7 +2,7 @@
 import type { components } from '../generated/api.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import { isMissingRecord, isUniqueViolation } from '../db/errors.ts'
-import { ApiError, notFound } from '../http/api-error.ts'
+import { ApiError, notFound, refuseBlank } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeKeyCursor, keyPageOf } from '../http/cursor.ts'
 import { makeCategoryStore, type CategoryRecord } from './category-store.ts'
 import type { PostChanges } from './post-changes.ts'
@@ -23,8 +23,11 @@ const invalid = (path: string, message: string) => new ApiError(400, 'VALIDATION
 const slugTaken = () => new ApiError(409, 'CATEGORY_SLUG_TAKEN', 'Another category has this slug.', [{ path: '/body/slug', message: 'Another category has this slug.' }])
 const categoryNotFound = () => notFound('CATEGORY_NOT_FOUND', 'Category')
 
-/** Names are shown as given, minus surrounding blanks (the spec refuses a name of blanks only). */
-const cleanName = (name: string) => name.trim()
+/** Names are shown as given, minus surrounding blanks; a name of blanks only names nothing. */
+function cleanName(name: string): string {
+  refuseBlank(name, '/body/name')
+  return name.trim()
+}
 
 /** A slug taken by another category is a 409 whether it was sent or derived, never a 500. */
 async function slugChecked<T>(write: Promise<T>): Promise<T> {

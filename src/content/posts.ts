@@ -2,7 +2,7 @@
 import type { components } from '../generated/api.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import type { PostStatus } from '../generated/prisma/enums.ts'
-import { ApiError, notFound } from '../http/api-error.ts'
+import { ApiError, notFound, refuseBlank } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { Principal } from '../http/security.ts'
 import type { CachedPost, PostCache } from './post-cache.ts'
@@ -93,6 +93,8 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
 
   return {
     async create(principal: Principal, input: CreatePost): Promise<Post> {
+      refuseBlank(input.title, '/body/title')
+      refuseBlank(input.body, '/body/body')
       const status: PostStatus = input.status ?? 'draft'
       if (status !== 'scheduled' && input.publishedAt !== undefined) throw invalid('/body/publishedAt', PUBLISHED_AT_ONLY_SCHEDULED)
       const publishedAt = status === 'scheduled' ? futureDate(input.publishedAt, '/body/publishedAt') : status === 'published' ? new Date() : null
@@ -146,6 +148,8 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
     },
 
     async update(principal: Principal, id: string, input: UpdatePost, ifMatch: string | undefined): Promise<Post> {
+      refuseBlank(input.title, '/body/title')
+      refuseBlank(input.body, '/body/body')
       const updated = await store.transaction(async (tx) => {
         // The categories before the post, the order deleteCategory locks them in (its category,
         // then the posts filed there): the opposite order could deadlock with it.

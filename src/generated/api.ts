@@ -601,7 +601,7 @@ export interface components {
         };
         CreateCategoryRequest: {
             /**
-             * @description Shown without surrounding white space; not blank.
+             * @description Shown without surrounding white space; not blank (white space only is refused).
              * @example Photography
              */
             name: string;
@@ -612,7 +612,7 @@ export interface components {
             slug?: string;
         };
         CreateCommentRequest: {
-            /** @description Plain text, shown as written; not blank. */
+            /** @description Plain text, shown as written; not blank (white space only is refused). */
             body: string;
             /**
              * Format: uuid
@@ -626,7 +626,7 @@ export interface components {
          *     naming `/body/publishedAt`).
          */
         CreatePostRequest: {
-            /** @description Markdown; not blank. */
+            /** @description Markdown; not blank (white space only is refused). */
             body: string;
             /** @description The post's categories; absent or empty means the default category. */
             categoryIds?: string[];
@@ -639,7 +639,7 @@ export interface components {
             publishedAt?: string;
             /** @default draft */
             status: components["schemas"]["PostStatus"];
-            /** @description Not blank. */
+            /** @description Not blank (white space only is refused). */
             title: string;
         };
         /** @description What went wrong. */
@@ -928,12 +928,12 @@ export interface components {
         };
         /** @description Send at least one field. Renaming keeps the slug unless `slug` is sent. */
         UpdateCategoryRequest: {
-            /** @description Shown without surrounding white space; not blank. */
+            /** @description Shown without surrounding white space; not blank (white space only is refused). */
             name?: string;
             slug?: string;
         };
         UpdateCommentRequest: {
-            /** @description Plain text, shown as written; not blank. */
+            /** @description Plain text, shown as written; not blank (white space only is refused). */
             body: string;
         };
         /** @description Send at least one field; a new `password` needs `currentPassword`. */
@@ -949,7 +949,7 @@ export interface components {
          *     when the post ends up `scheduled` (checked by the server).
          */
         UpdatePostRequest: {
-            /** @description Markdown; not blank. */
+            /** @description Markdown; not blank (white space only is refused). */
             body?: string;
             /** @description Replaces the post's categories; empty means the default category. */
             categoryIds?: string[];
@@ -960,7 +960,7 @@ export interface components {
              */
             publishedAt?: string;
             status?: components["schemas"]["PostStatus"];
-            /** @description Not blank. */
+            /** @description Not blank (white space only is refused). */
             title?: string;
         };
         UpdateUserRequest: {

@@ -13,9 +13,6 @@ interface AjvIssue {
   params: Record<string, unknown>
 }
 
-/** The spec's pattern for text that must not be blank: at least one character other than white space. */
-const NOT_BLANK = '\\S'
-
 /** `/body/email`, `/query/limit`: where each bad value is, as a JSON pointer into the request. */
 function validationDetails(error: FastifyError): ErrorDetail[] {
   // Fastify names the query string `querystring`; the spec's paths say `/query/...`.
@@ -27,10 +24,7 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
     if (issue.keyword === 'required') path += `/${String(issue.params.missingProperty)}`
     if (issue.keyword === 'additionalProperties') path += `/${String(issue.params.additionalProperty)}`
     if (issue.keyword === 'dependentRequired') path += `/${String(issue.params.missingProperty)}`
-    const message =
-      issue.keyword === 'additionalProperties' ? 'is not a known property'
-      : issue.keyword === 'pattern' && issue.params.pattern === NOT_BLANK ? 'must not be blank'
-      : (issue.message ?? 'is invalid')
+    const message = issue.keyword === 'additionalProperties' ? 'is not a known property' : (issue.message ?? 'is invalid')
     return { path, message, code: issue.keyword }
   })
 }
