@@ -1,11 +1,14 @@
 // Post writes racing deleteCategory: never a 500, and no post is ever left without a category.
 // The races need concurrent transactions, which only PostgreSQL has (PGlite runs one at a time);
-// on PGlite the test still runs, as a plain check of the outcomes.
+// on PGlite the test still runs, as a plain check of the outcomes. On PostgreSQL it runs in a
+// database of its own: its hundreds of categories and their deletions (which empty the post cache
+// of every instance on the database) would otherwise show in the test files running beside it.
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import t from 'tap'
 import { build, usingPostgres } from '../helpers/build.ts'
 import { registerAdmin, registerUser } from '../helpers/accounts.ts'
 import { categoryIdsOf, createCategory } from '../helpers/content.ts'
+import { createScratchDatabase } from '../helpers/postgres.ts'
 import { createPost } from '../helpers/posts.ts'
 
 const ROUNDS = 30
@@ -27,7 +30,7 @@ function tally(responses: LightMyRequestResponse[]) {
 }
 
 t.test(`post writes racing deleteCategory, ${ROUNDS} rounds (${usingPostgres ? 'PostgreSQL' : 'embedded'})`, async (t) => {
-  const app = await build(t)
+  const app = await build(t, usingPostgres ? { DATABASE_URL: await createScratchDatabase(t, 'post_category_race') } : {})
   const [author, admin] = [await registerUser(app), await registerAdmin(app)]
   const postIds: string[] = []
 
