@@ -32,7 +32,7 @@ import { registerJwt } from './http/security.ts'
 import { registerMultipart } from './http/upload.ts'
 import { makeValidatorCompiler } from './http/validation.ts'
 import { startJobs, type Jobs, type JobsOptions } from './jobs/index.ts'
-import { enqueuePublication } from './jobs/publish-post.ts'
+import { cancelPublication, enqueuePublication } from './jobs/publish-post.ts'
 import { enqueueImageSweep } from './jobs/sweep-images.ts'
 import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
 import { addPostCacheMetrics } from './metrics/post-cache-metrics.ts'
@@ -100,6 +100,10 @@ export function fastifyOptions(config: Config, logDestination?: LogDestination):
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
     requestTimeout: 30_000,
+    // A path parameter longer than this is answered 414 by the router before the spec's schema
+    // sees it: longer than any request line Node's HTTP parser takes (16 KiB by default), every
+    // overlong id gets the schema's documented 400 instead.
+    routerOptions: { maxParamLength: 16 * 1024 },
     // Opening PGlite and applying migrations can take several seconds on a cold machine.
     pluginTimeout: 120_000,
     // Draining on SIGTERM: a request that reaches an open keep-alive connection is served (with
@@ -189,7 +193,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const requestImageSweep = () => enqueueImageSweep(queue!.boss, app.log)
   const posts = makePostService({
     prisma: database.prisma,
-    schedulePublication: (postId, at, sql) => enqueuePublication(queue!.boss, postId, at, { executeSql: sql }),
+    publications: {
+      schedule: (postId, at, sql) => enqueuePublication(queue!.boss, postId, at, { executeSql: sql }),
+      cancel: (jobId, sql) => cancelPublication(queue!.boss, jobId, { executeSql: sql }),
+    },
     requestImageSweep,
     cache: postCache,
     changes,

@@ -2,7 +2,7 @@
 import type { components } from '../generated/api.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import { isMissingRecord, isUniqueViolation } from '../db/errors.ts'
-import { ApiError, notFound } from '../http/api-error.ts'
+import { ApiError, notFound, refuseBlank } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeKeyCursor, keyPageOf } from '../http/cursor.ts'
 import { makeCategoryStore, type CategoryRecord } from './category-store.ts'
 import type { PostChanges } from './post-changes.ts'
@@ -25,9 +25,8 @@ const categoryNotFound = () => notFound('CATEGORY_NOT_FOUND', 'Category')
 
 /** Names are shown as given, minus surrounding blanks; a name of blanks only names nothing. */
 function cleanName(name: string): string {
-  const trimmed = name.trim()
-  if (trimmed === '') throw invalid('/body/name', 'must not be blank')
-  return trimmed
+  refuseBlank(name, '/body/name')
+  return name.trim()
 }
 
 /** A slug taken by another category is a 409 whether it was sent or derived, never a 500. */

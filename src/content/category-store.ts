@@ -33,6 +33,13 @@ export function makeCategoryStore(prisma: PrismaClient) {
         const [category] = await tx.$queryRaw<{ is_default: boolean }[]>`select is_default from categories where id = ${id}::uuid for update`
         if (category === undefined) return 'missing'
         if (category.is_default) return 'default'
+        // Then the posts filed in it, in one order: a post being deleted meanwhile is skipped once
+        // gone (instead of failing the insert below on its foreign key), and two categories of one
+        // post deleted at once take turns, so the second sees the first gone and files the post
+        // in the default category.
+        await tx.$queryRaw`
+          select p.id from posts p join post_categories pc on pc.post_id = p.id
+          where pc.category_id = ${id}::uuid order by p.id for no key update of p`
         await tx.$executeRaw`
           insert into post_categories (post_id, category_id)
           select pc.post_id, d.id from post_categories pc join categories d on d.is_default

@@ -2,7 +2,7 @@
 import type { components } from '../generated/api.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import { isMissingRecord } from '../db/errors.ts'
-import { ApiError, notFound } from '../http/api-error.ts'
+import { ApiError, notFound, refuseBlank } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { Principal } from '../http/security.ts'
 import { makeCommentStore, type CommentRecord } from './comment-store.ts'
@@ -31,13 +31,6 @@ const parentInvalid = () =>
     { path: '/body/parentId', message: 'is not a top-level comment of this post' },
   ])
 
-/** Plain text shown as written; only a body of blanks says nothing and is refused. */
-function checkBody(body: string) {
-  if (body.trim() === '') {
-    throw new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [{ path: '/body/body', message: 'must not be blank' }])
-  }
-}
-
 /** `changes`: a comment added or removed changes its post's commentCount. */
 export function makeCommentService(prisma: PrismaClient, posts: PostService, changes: PostChanges) {
   const store = makeCommentStore(prisma)
@@ -60,7 +53,7 @@ export function makeCommentService(prisma: PrismaClient, posts: PostService, cha
     },
 
     async create(principal: Principal, postId: string, input: { body: string; parentId?: string | null }): Promise<Comment> {
-      checkBody(input.body)
+      refuseBlank(input.body, '/body/body')
       // 404 for a post the caller cannot see comes before 409: it must not reveal that a draft exists.
       const post = await posts.findVisible(principal, postId)
       if (post.status !== 'published') throw notPublished()
@@ -74,7 +67,7 @@ export function makeCommentService(prisma: PrismaClient, posts: PostService, cha
 
     /** Its author only: admins and the post's author may delete a comment, not put words in its mouth. */
     async update(principal: Principal, id: string, input: { body: string }): Promise<Comment> {
-      checkBody(input.body)
+      refuseBlank(input.body, '/body/body')
       const comment = await findVisible(principal, id)
       if (comment.authorId !== principal.userId) throw forbidden('Only the author of a comment may edit it.')
       try {

@@ -69,9 +69,15 @@ export function makePostStore(prisma: PrismaClient) {
       return rows.length === 1
     },
 
-    /** Ids of the categories that exist among `ids`. */
+    /**
+     * Ids of the categories that exist among `ids`, locked `for key share` until the transaction
+     * ends: deleteCategory (which locks its category `for update`) then waits for this write and
+     * moves the post to the default category, instead of deleting the category between this check
+     * and the insert into post_categories (a foreign key violation). A category deleted first is
+     * simply not found here.
+     */
     async existingCategoryIds(tx: Tx, ids: string[]): Promise<Set<string>> {
-      const found = await tx.category.findMany({ where: { id: { in: ids } }, select: { id: true } })
+      const found = await tx.$queryRaw<{ id: string }[]>`select id from categories where id = any(${ids}::uuid[]) for key share`
       return new Set(found.map((category) => category.id))
     },
 
@@ -117,7 +123,7 @@ export function makePostStore(prisma: PrismaClient) {
     /** Publishes a scheduled post whose time has come; false when it was rescheduled, unscheduled or deleted. */
     async publishIfDue(id: string): Promise<boolean> {
       const count = await prisma.$executeRaw`
-        update posts set status = 'published', updated_at = now()
+        update posts set status = 'published', publish_job_id = null, updated_at = now()
         where id = ${id}::uuid and status = 'scheduled' and published_at <= now()`
       return count === 1
     },

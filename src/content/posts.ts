@@ -2,7 +2,7 @@
 import type { components } from '../generated/api.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import type { PostStatus } from '../generated/prisma/enums.ts'
-import { ApiError, notFound } from '../http/api-error.ts'
+import { ApiError, notFound, refuseBlank } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { Principal } from '../http/security.ts'
 import type { CachedPost, PostCache } from './post-cache.ts'
@@ -13,8 +13,16 @@ import { canEdit, canSee } from './visibility.ts'
 
 type CreatePost = components['schemas']['CreatePostRequest']
 type UpdatePost = components['schemas']['UpdatePostRequest']
-/** Runs SQL in the write's transaction: scheduled publications are enqueued atomically with it. */
-export type SchedulePublication = (postId: string, at: Date, sql: (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>) => Promise<void>
+type TransactionSql = (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>
+/**
+ * The jobs that publish scheduled posts. Both run their SQL in the write's transaction, so a job
+ * is enqueued or cancelled exactly when the write commits.
+ */
+export interface Publications {
+  /** Enqueues the post's publication at `at`; the job's id. */
+  schedule(postId: string, at: Date, sql: TransactionSql): Promise<string>
+  cancel(jobId: string, sql: TransactionSql): Promise<void>
+}
 
 const postNotFound = () => notFound('POST_NOT_FOUND', 'Post')
 const invalid = (path: string, message: string) => new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [{ path, message }])
@@ -28,6 +36,9 @@ function checkIfMatch(ifMatch: string | undefined, current: Post) {
   }
 }
 
+// The time a post publishes itself at is the only one a client sets; publishing sets it to now.
+const PUBLISHED_AT_ONLY_SCHEDULED = "is accepted only when the post's status is (or stays) scheduled"
+
 function futureDate(value: string | undefined | null, path: string): Date {
   const date = value ? new Date(value) : null
   // A date-time the schema's format accepts can still be one Date cannot hold (a leap second, `23:59:60`): NaN.
@@ -40,22 +51,30 @@ export type RequestImageSweep = () => Promise<void>
 
 export interface PostServiceOptions {
   prisma: PrismaClient
-  schedulePublication: SchedulePublication
+  publications: Publications
   requestImageSweep: RequestImageSweep
   /** The posts GET /posts/{id} serves, and how writes make every instance forget them. */
   cache: PostCache
   changes: PostChanges
 }
 
-export function makePostService({ prisma, schedulePublication, requestImageSweep, cache, changes }: PostServiceOptions) {
+export function makePostService({ prisma, publications, requestImageSweep, cache, changes }: PostServiceOptions) {
   const store = makePostStore(prisma)
   const sqlIn = (tx: Tx) => async (text: string, values: unknown[] = []) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(text, ...values) })
 
-  /** The category ids to file a post under: the default category when none are given; 422 on unknown ones. */
-  async function resolveCategories(tx: Tx, ids: string[] | undefined): Promise<string[]> {
-    if (!ids || ids.length === 0) return [await store.defaultCategoryId(tx)]
+  /**
+   * The categories to file a post under, locked until the write commits so that none is deleted
+   * meanwhile (store.existingCategoryIds); the default category when none are given. `unknown` is
+   * the index of the first id that is not a category, -1 when all are.
+   */
+  async function lockCategories(tx: Tx, ids: string[] | undefined): Promise<{ ids: string[]; unknown: number }> {
+    if (!ids || ids.length === 0) return { ids: [await store.defaultCategoryId(tx)], unknown: -1 }
     const existing = await store.existingCategoryIds(tx, ids)
-    const unknown = ids.findIndex((id) => !existing.has(id))
+    return { ids, unknown: ids.findIndex((id) => !existing.has(id)) }
+  }
+
+  /** The locked category ids; 422 when one of them is not a category. */
+  function known({ ids, unknown }: { ids: string[]; unknown: number }): string[] {
     if (unknown !== -1) {
       throw new ApiError(422, 'CATEGORY_NOT_FOUND', 'A category of the post does not exist.', [{ path: `/body/categoryIds/${unknown}`, message: 'is not a category' }])
     }
@@ -74,10 +93,13 @@ export function makePostService({ prisma, schedulePublication, requestImageSweep
 
   return {
     async create(principal: Principal, input: CreatePost): Promise<Post> {
+      refuseBlank(input.title, '/body/title')
+      refuseBlank(input.body, '/body/body')
       const status: PostStatus = input.status ?? 'draft'
+      if (status !== 'scheduled' && input.publishedAt !== undefined) throw invalid('/body/publishedAt', PUBLISHED_AT_ONLY_SCHEDULED)
       const publishedAt = status === 'scheduled' ? futureDate(input.publishedAt, '/body/publishedAt') : status === 'published' ? new Date() : null
-      const id = await store.transaction(async (tx) => {
-        const categoryIds = await resolveCategories(tx, input.categoryIds)
+      const created = await store.transaction(async (tx) => {
+        const categoryIds = known(await lockCategories(tx, input.categoryIds))
         const post = await tx.post.create({
           data: {
             authorId: principal.userId,
@@ -91,10 +113,15 @@ export function makePostService({ prisma, schedulePublication, requestImageSweep
           select: { id: true },
         })
         await store.reindex(tx, post.id)
-        if (status === 'scheduled') await schedulePublication(post.id, publishedAt!, sqlIn(tx))
-        return post.id
+        if (status === 'scheduled') {
+          const publishJobId = await publications.schedule(post.id, publishedAt!, sqlIn(tx))
+          await tx.post.update({ where: { id: post.id }, data: { publishJobId } })
+        }
+        // Read while the categories are still locked: a category deleted right after the commit
+        // would otherwise be read as a filing without its category.
+        return (await store.find(post.id, tx))!
       })
-      return toPost((await store.find(id))!)
+      return toPost(created)
     },
 
     async get(principal: Principal | null, id: string): Promise<Post> {
@@ -121,7 +148,12 @@ export function makePostService({ prisma, schedulePublication, requestImageSweep
     },
 
     async update(principal: Principal, id: string, input: UpdatePost, ifMatch: string | undefined): Promise<Post> {
-      await store.transaction(async (tx) => {
+      refuseBlank(input.title, '/body/title')
+      refuseBlank(input.body, '/body/body')
+      const updated = await store.transaction(async (tx) => {
+        // The categories before the post, the order deleteCategory locks them in (its category,
+        // then the posts filed there): the opposite order could deadlock with it.
+        const categories = input.categoryIds === undefined ? undefined : await lockCategories(tx, input.categoryIds)
         const current = await lockEditable(tx, principal, id, ifMatch)
         const status = input.status ?? current.status
         let publishedAt: Date | null
@@ -129,28 +161,36 @@ export function makePostService({ prisma, schedulePublication, requestImageSweep
           const keep = input.publishedAt === undefined && current.status === 'scheduled'
           publishedAt = futureDate(keep ? current.publishedAt?.toISOString() : input.publishedAt, '/body/publishedAt')
         } else {
-          if (input.publishedAt !== undefined) throw invalid('/body/publishedAt', 'is accepted only when the post ends up scheduled')
+          if (input.publishedAt !== undefined) throw invalid('/body/publishedAt', PUBLISHED_AT_ONLY_SCHEDULED)
           publishedAt = status === 'draft' ? null : current.status === 'published' ? current.publishedAt : new Date()
         }
         const body = input.body ?? current.body
         const excerpt = input.excerpt ?? (input.body !== undefined ? deriveExcerpt(body) : current.excerpt)
-        await tx.post.update({ where: { id }, data: { title: input.title, body, excerpt, status, publishedAt } })
-        if (input.categoryIds !== undefined) {
-          const categoryIds = await resolveCategories(tx, input.categoryIds)
+        // The publication job follows the post: a new time replaces it, leaving `scheduled` cancels it.
+        const rescheduled = status === 'scheduled' && publishedAt!.getTime() !== current.publishedAt?.getTime()
+        let publishJobId = current.publishJobId
+        if (publishJobId !== null && (rescheduled || status !== 'scheduled')) {
+          await publications.cancel(publishJobId, sqlIn(tx))
+          publishJobId = null
+        }
+        if (rescheduled) publishJobId = await publications.schedule(id, publishedAt!, sqlIn(tx))
+        await tx.post.update({ where: { id }, data: { title: input.title, body, excerpt, status, publishedAt, publishJobId } })
+        if (categories !== undefined) {
+          const categoryIds = known(categories)
           await tx.postCategory.deleteMany({ where: { postId: id } })
           await tx.postCategory.createMany({ data: categoryIds.map((categoryId) => ({ postId: id, categoryId })) })
         }
         if (input.title !== undefined || input.body !== undefined) await store.reindex(tx, id)
-        const rescheduled = status === 'scheduled' && publishedAt!.getTime() !== current.publishedAt?.getTime()
-        if (rescheduled) await schedulePublication(id, publishedAt!, sqlIn(tx))
+        return (await store.find(id, tx))!
       })
       await changes.changed({ postId: id })
-      return toPost((await store.find(id))!)
+      return toPost(updated)
     },
 
     async remove(principal: Principal, id: string, ifMatch: string | undefined): Promise<void> {
       const hadThumbnail = await store.transaction(async (tx) => {
         const post = await lockEditable(tx, principal, id, ifMatch)
+        if (post.publishJobId !== null) await publications.cancel(post.publishJobId, sqlIn(tx))
         // The thumbnail rows go with the post (cascade); the images behind them, with the sweep.
         await tx.post.delete({ where: { id } })
         return post.thumbnail.length > 0

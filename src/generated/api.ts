@@ -295,8 +295,8 @@ export interface paths {
          *     `draft` unless `status` says otherwise. `status: scheduled` needs a
          *     `publishedAt` in the future (checked by the server: `400` on
          *     `/body/publishedAt` otherwise); the post is published at that time without
-         *     any further request. `publishedAt` is refused with any other status:
-         *     `published` posts get the current time. Without `categoryIds` (or with an
+         *     any further request. `publishedAt` is refused with any other status (`400`
+         *     on `/body/publishedAt`): `published` posts get the current time. Without `categoryIds` (or with an
          *     empty list) the post goes into the default category; an unknown category id
          *     is `422 CATEGORY_NOT_FOUND` naming the entry (`/body/categoryIds/0`). Without
          *     `excerpt`, one is derived from the body.
@@ -601,7 +601,10 @@ export interface components {
             meta: components["schemas"]["PagedMeta"];
         };
         CreateCategoryRequest: {
-            /** @example Photography */
+            /**
+             * @description Shown without surrounding white space; not blank (white space only is refused).
+             * @example Photography
+             */
             name: string;
             /**
              * @description Derived from `name` when absent.
@@ -610,6 +613,7 @@ export interface components {
             slug?: string;
         };
         CreateCommentRequest: {
+            /** @description Plain text, shown as written; not blank (white space only is refused). */
             body: string;
             /**
              * Format: uuid
@@ -619,10 +623,11 @@ export interface components {
         };
         /**
          * @description `publishedAt` is required with `status: scheduled` (and must be in the
-         *     future) and refused with any other status.
+         *     future) and refused with any other status (checked by the server; a 400
+         *     naming `/body/publishedAt`).
          */
         CreatePostRequest: {
-            /** @description Markdown. */
+            /** @description Markdown; not blank (white space only is refused). */
             body: string;
             /** @description The post's categories; absent or empty means the default category. */
             categoryIds?: string[];
@@ -635,6 +640,7 @@ export interface components {
             publishedAt?: string;
             /** @default draft */
             status: components["schemas"]["PostStatus"];
+            /** @description Not blank (white space only is refused). */
             title: string;
         };
         /** @description What went wrong. */
@@ -923,10 +929,12 @@ export interface components {
         };
         /** @description Send at least one field. Renaming keeps the slug unless `slug` is sent. */
         UpdateCategoryRequest: {
+            /** @description Shown without surrounding white space; not blank (white space only is refused). */
             name?: string;
             slug?: string;
         };
         UpdateCommentRequest: {
+            /** @description Plain text, shown as written; not blank (white space only is refused). */
             body: string;
         };
         /** @description Send at least one field; a new `password` needs `currentPassword`. */
@@ -942,7 +950,7 @@ export interface components {
          *     when the post ends up `scheduled` (checked by the server).
          */
         UpdatePostRequest: {
-            /** @description Markdown. */
+            /** @description Markdown; not blank (white space only is refused). */
             body?: string;
             /** @description Replaces the post's categories; empty means the default category. */
             categoryIds?: string[];
@@ -953,6 +961,7 @@ export interface components {
              */
             publishedAt?: string;
             status?: components["schemas"]["PostStatus"];
+            /** @description Not blank (white space only is refused). */
             title?: string;
         };
         UpdateUserRequest: {

@@ -19,3 +19,14 @@ export class ApiError extends Error {
 }
 
 export const notFound = (code: ErrorCode, what: string) => new ApiError(404, code, `${what} not found.`)
+
+/**
+ * Text of white space only says nothing: refused where the text is what the resource is (a post's
+ * title and body, a comment, a category's name). Checked here rather than by a schema `pattern`,
+ * which would be a breaking change to the released contract; the spec's descriptions say it.
+ */
+export function refuseBlank(value: string | undefined, path: string): void {
+  if (value !== undefined && value.trim() === '') {
+    throw new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [{ path, message: 'must not be blank' }])
+  }
+}

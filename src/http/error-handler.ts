@@ -18,7 +18,8 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
   // Fastify names the query string `querystring`; the spec's paths say `/query/...`.
   const context = error.validationContext ?? 'body'
   const part = context === 'querystring' ? 'query' : context
-  return (error.validation as AjvIssue[]).map((issue) => {
+  // An `if` failure only repeats, at the object, what its `then` branch's own errors say on the field.
+  return (error.validation as AjvIssue[]).filter((issue) => issue.keyword !== 'if').map((issue) => {
     let path = `/${part}${issue.instancePath}`
     if (issue.keyword === 'required') path += `/${String(issue.params.missingProperty)}`
     if (issue.keyword === 'additionalProperties') path += `/${String(issue.params.additionalProperty)}`

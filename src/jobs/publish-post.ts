@@ -1,7 +1,8 @@
 // Scheduled publication. Scheduling a post enqueues a job due at its publishedAt, inside the
-// write's transaction. The job publishes the post only if it is still scheduled and due, so a
-// rescheduled, unscheduled or deleted post makes its old job a no-op; jobs live in the database,
-// so a restart in between loses nothing.
+// write's transaction, and the post keeps the job's id; rescheduling, unscheduling or deleting the
+// post cancels that job in the same transaction. The job still publishes the post only if it is
+// scheduled and due, in case a job slips through (one already fetched when it was cancelled).
+// Jobs live in the database, so a restart in between loses nothing.
 import type PgBoss from 'pg-boss'
 import type { FastifyBaseLogger } from 'fastify'
 
@@ -15,8 +16,17 @@ export async function createPublishPostQueue(boss: PgBoss): Promise<void> {
   await boss.createQueue(PUBLISH_POST_QUEUE, { name: PUBLISH_POST_QUEUE, policy: 'standard', retryLimit: 10, retryDelay: 5, retryBackoff: true })
 }
 
-export async function enqueuePublication(boss: PgBoss, postId: string, at: Date, db: PgBoss.Db): Promise<void> {
-  await boss.send(PUBLISH_POST_QUEUE, { postId } satisfies PublishPostJob, { startAfter: at, db })
+/** Enqueues the post's publication at `at`; the job's id, for cancelPublication. */
+export async function enqueuePublication(boss: PgBoss, postId: string, at: Date, db: PgBoss.Db): Promise<string> {
+  const jobId = await boss.send(PUBLISH_POST_QUEUE, { postId } satisfies PublishPostJob, { startAfter: at, db })
+  // null only when a singleton or throttling option refuses the job; this queue uses none.
+  if (jobId === null) throw new Error('pg-boss refused the publication job')
+  return jobId
+}
+
+/** Cancels a publication job that has not run yet (one that ran or was cancelled stays as it is). */
+export async function cancelPublication(boss: PgBoss, jobId: string, db: PgBoss.Db): Promise<void> {
+  await boss.cancel(PUBLISH_POST_QUEUE, jobId, { db })
 }
 
 export async function startPublishPostWorker(

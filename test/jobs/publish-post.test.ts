@@ -1,9 +1,14 @@
-// A scheduled post turns published at its time, with no request touching it; rescheduling moves it.
+// A scheduled post turns published at its time, with no request touching it, also across a restart;
+// rescheduling moves its job, unscheduling and deleting cancel it.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { registerUser } from '../helpers/accounts.ts'
+import { build, usingPostgres } from '../helpers/build.ts'
+import { registerUser, type Account } from '../helpers/accounts.ts'
 import { createPost } from '../helpers/posts.ts'
+import { PUBLISH_POST_QUEUE } from '../../src/jobs/publish-post.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 
@@ -20,6 +25,23 @@ async function waitForStatus(app: App, id: string, status: string) {
   return false
 }
 
+/** Every publication job ever enqueued for the post, oldest first, as pg-boss reports it. */
+async function jobsOf(app: App, postId: string) {
+  const rows = await app.services.database.prisma.$queryRaw<{ id: string }[]>`
+    select id from pgboss.job where name = ${PUBLISH_POST_QUEUE} and data->>'postId' = ${postId} order by created_on, id`
+  return Promise.all(
+    rows.map(async ({ id }) => {
+      const job = await app.services.queue.boss.getJobById(PUBLISH_POST_QUEUE, id)
+      return { id, state: job!.state, startAfter: new Date(job!.startAfter).toISOString() }
+    }),
+  )
+}
+
+/** Jobs that may still run: pg-boss's states before `completed`. */
+const live = (jobs: { state: string }[]) => jobs.filter((job) => ['created', 'retry', 'active'].includes(job.state))
+
+const patch = (app: App, author: Account, id: string, payload: object) => app.inject({ method: 'PATCH', url: `/posts/${id}`, headers: author.auth, payload })
+
 t.test('a post scheduled a few seconds ahead publishes itself; a rescheduled one waits for its new time', async (t) => {
   const app = await build(t, {}, { jobs: { pollingIntervalSeconds: 0.5 } })
   const author = await registerUser(app)
@@ -27,15 +49,56 @@ t.test('a post scheduled a few seconds ahead publishes itself; a rescheduled one
   const post = await createPost(app, author, { status: 'scheduled', publishedAt: soon })
   t.equal(post.status, 'scheduled')
   const later = await createPost(app, author, { status: 'scheduled', publishedAt: soon })
-  const moved = await app.inject({ method: 'PATCH', url: `/posts/${later.id}`, headers: author.auth, payload: { publishedAt: new Date(Date.now() + 3_600_000).toISOString() } })
-  t.equal(moved.statusCode, 200)
-  const cancelled = await createPost(app, author, { status: 'scheduled', publishedAt: soon })
-  t.equal((await app.inject({ method: 'PATCH', url: `/posts/${cancelled.id}`, headers: author.auth, payload: { status: 'draft' } })).statusCode, 200)
+  t.equal((await patch(app, author, later.id, { publishedAt: new Date(Date.now() + 3_600_000).toISOString() })).statusCode, 200)
 
   t.ok(await waitForStatus(app, post.id, 'published'), 'published at its time')
   const anonymous = await app.inject({ method: 'GET', url: `/posts/${post.id}` })
   t.equal(anonymous.statusCode, 200, 'and visible to everyone')
-  // The old jobs of the other two were due at the same time and have run by now (same queue, same poll).
+  t.match(await jobsOf(app, post.id), [{ state: 'completed' }], 'by its one job')
   t.equal(await statusAfter(app, later.id, 1_500), 'scheduled', 'the rescheduled post waits for its new time')
-  t.equal(await statusAfter(app, cancelled.id, 0), 'draft', 'the unscheduled post stays a draft')
+})
+
+t.test('rescheduling moves the job; unscheduling and deleting cancel it', async (t) => {
+  // Polling slowed down: no job may run during this test, so every state seen is the write's doing.
+  const app = await build(t, {}, { jobs: { pollingIntervalSeconds: 60 } })
+  const author = await registerUser(app)
+  const inAnHour = new Date(Date.now() + 3_600_000).toISOString()
+  const inTwoHours = new Date(Date.now() + 7_200_000).toISOString()
+
+  const moved = await createPost(app, author, { status: 'scheduled', publishedAt: inAnHour })
+  const [first] = await jobsOf(app, moved.id)
+  if (!first) throw new Error('no job was enqueued')
+  t.match(first, { state: 'created', startAfter: inAnHour }, 'scheduling enqueues a job due at publishedAt')
+  t.equal((await patch(app, author, moved.id, { title: 'Only the title changed' })).statusCode, 200)
+  t.same(await jobsOf(app, moved.id), [first], 'an edit that keeps the time keeps the job')
+  t.equal((await patch(app, author, moved.id, { publishedAt: inTwoHours })).statusCode, 200)
+  const jobs = await jobsOf(app, moved.id)
+  t.match(jobs, [{ id: first.id, state: 'cancelled' }, { state: 'created', startAfter: inTwoHours }], 'rescheduling cancels the old job and enqueues one at the new time')
+  t.equal(live(jobs).length, 1, 'exactly one live job')
+
+  const unscheduled = await createPost(app, author, { status: 'scheduled', publishedAt: inAnHour })
+  t.equal((await patch(app, author, unscheduled.id, { status: 'draft' })).statusCode, 200)
+  t.match(await jobsOf(app, unscheduled.id), [{ state: 'cancelled' }], 'back to draft: no live job')
+
+  const publishedNow = await createPost(app, author, { status: 'scheduled', publishedAt: inAnHour })
+  t.equal((await patch(app, author, publishedNow.id, { status: 'published' })).statusCode, 200)
+  t.match(await jobsOf(app, publishedNow.id), [{ state: 'cancelled' }], 'published at once: no live job')
+
+  const deleted = await createPost(app, author, { status: 'scheduled', publishedAt: inAnHour })
+  t.equal((await app.inject({ method: 'DELETE', url: `/posts/${deleted.id}`, headers: author.auth })).statusCode, 204)
+  t.match(await jobsOf(app, deleted.id), [{ state: 'cancelled' }], 'deleted: no live job')
+})
+
+t.test(`a post scheduled before a restart is published after it, no request touching it (${usingPostgres ? 'PostgreSQL' : 'embedded, on disk'})`, async (t) => {
+  // PGlite keeps its data in DATA_DIR; on PostgreSQL both apps use the same database.
+  const env: Record<string, string> = usingPostgres ? {} : { DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-publish-restart-')) }
+  const before = await build(t, env, { jobs: { pollingIntervalSeconds: 0.5 } })
+  const author = await registerUser(before)
+  const due = new Date(Date.now() + 3_000)
+  const post = await createPost(before, author, { status: 'scheduled', publishedAt: due.toISOString() })
+  await before.close()
+  t.ok(Date.now() < due.getTime(), 'the first instance stopped before the post was due')
+
+  const after = await build(t, env, { jobs: { pollingIntervalSeconds: 0.5 } })
+  t.ok(await waitForStatus(after, post.id, 'published'), 'published by the restarted service')
 })

@@ -1260,6 +1260,7 @@ export const PostScalarFieldEnum = {
   excerpt: 'excerpt',
   status: 'status',
   publishedAt: 'publishedAt',
+  publishJobId: 'publishJobId',
   commentCount: 'commentCount',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'

@@ -134,6 +134,7 @@ export const PostScalarFieldEnum = {
   excerpt: 'excerpt',
   status: 'status',
   publishedAt: 'publishedAt',
+  publishJobId: 'publishJobId',
   commentCount: 'commentCount',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'

@@ -42,6 +42,7 @@ export type PostMinAggregateOutputType = {
   excerpt: string | null
   status: $Enums.PostStatus | null
   publishedAt: Date | null
+  publishJobId: string | null
   commentCount: number | null
   createdAt: Date | null
   updatedAt: Date | null
@@ -55,6 +56,7 @@ export type PostMaxAggregateOutputType = {
   excerpt: string | null
   status: $Enums.PostStatus | null
   publishedAt: Date | null
+  publishJobId: string | null
   commentCount: number | null
   createdAt: Date | null
   updatedAt: Date | null
@@ -68,6 +70,7 @@ export type PostCountAggregateOutputType = {
   excerpt: number
   status: number
   publishedAt: number
+  publishJobId: number
   commentCount: number
   createdAt: number
   updatedAt: number
@@ -91,6 +94,7 @@ export type PostMinAggregateInputType = {
   excerpt?: true
   status?: true
   publishedAt?: true
+  publishJobId?: true
   commentCount?: true
   createdAt?: true
   updatedAt?: true
@@ -104,6 +108,7 @@ export type PostMaxAggregateInputType = {
   excerpt?: true
   status?: true
   publishedAt?: true
+  publishJobId?: true
   commentCount?: true
   createdAt?: true
   updatedAt?: true
@@ -117,6 +122,7 @@ export type PostCountAggregateInputType = {
   excerpt?: true
   status?: true
   publishedAt?: true
+  publishJobId?: true
   commentCount?: true
   createdAt?: true
   updatedAt?: true
@@ -217,6 +223,7 @@ export type PostGroupByOutputType = {
   excerpt: string
   status: $Enums.PostStatus
   publishedAt: Date | null
+  publishJobId: string | null
   commentCount: number
   createdAt: Date
   updatedAt: Date
@@ -253,6 +260,7 @@ export type PostWhereInput = {
   excerpt?: Prisma.StringFilter<"Post"> | string
   status?: Prisma.EnumPostStatusFilter<"Post"> | $Enums.PostStatus
   publishedAt?: Prisma.DateTimeNullableFilter<"Post"> | Date | string | null
+  publishJobId?: Prisma.UuidNullableFilter<"Post"> | string | null
   commentCount?: Prisma.IntFilter<"Post"> | number
   createdAt?: Prisma.DateTimeFilter<"Post"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Post"> | Date | string
@@ -270,6 +278,7 @@ export type PostOrderByWithRelationInput = {
   excerpt?: Prisma.SortOrder
   status?: Prisma.SortOrder
   publishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  publishJobId?: Prisma.SortOrderInput | Prisma.SortOrder
   commentCount?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -290,6 +299,7 @@ export type PostWhereUniqueInput = Prisma.AtLeast<{
   excerpt?: Prisma.StringFilter<"Post"> | string
   status?: Prisma.EnumPostStatusFilter<"Post"> | $Enums.PostStatus
   publishedAt?: Prisma.DateTimeNullableFilter<"Post"> | Date | string | null
+  publishJobId?: Prisma.UuidNullableFilter<"Post"> | string | null
   commentCount?: Prisma.IntFilter<"Post"> | number
   createdAt?: Prisma.DateTimeFilter<"Post"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Post"> | Date | string
@@ -307,6 +317,7 @@ export type PostOrderByWithAggregationInput = {
   excerpt?: Prisma.SortOrder
   status?: Prisma.SortOrder
   publishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  publishJobId?: Prisma.SortOrderInput | Prisma.SortOrder
   commentCount?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -328,6 +339,7 @@ export type PostScalarWhereWithAggregatesInput = {
   excerpt?: Prisma.StringWithAggregatesFilter<"Post"> | string
   status?: Prisma.EnumPostStatusWithAggregatesFilter<"Post"> | $Enums.PostStatus
   publishedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Post"> | Date | string | null
+  publishJobId?: Prisma.UuidNullableWithAggregatesFilter<"Post"> | string | null
   commentCount?: Prisma.IntWithAggregatesFilter<"Post"> | number
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Post"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Post"> | Date | string
@@ -340,6 +352,7 @@ export type PostCreateInput = {
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
+  publishJobId?: string | null
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -357,6 +370,7 @@ export type PostUncheckedCreateInput = {
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
+  publishJobId?: string | null
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -372,6 +386,7 @@ export type PostUpdateInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -389,6 +404,7 @@ export type PostUncheckedUpdateInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -405,6 +421,7 @@ export type PostCreateManyInput = {
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
+  publishJobId?: string | null
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -417,6 +434,7 @@ export type PostUpdateManyMutationInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -430,6 +448,7 @@ export type PostUncheckedUpdateManyInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -453,6 +472,7 @@ export type PostCountOrderByAggregateInput = {
   excerpt?: Prisma.SortOrder
   status?: Prisma.SortOrder
   publishedAt?: Prisma.SortOrder
+  publishJobId?: Prisma.SortOrder
   commentCount?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -470,6 +490,7 @@ export type PostMaxOrderByAggregateInput = {
   excerpt?: Prisma.SortOrder
   status?: Prisma.SortOrder
   publishedAt?: Prisma.SortOrder
+  publishJobId?: Prisma.SortOrder
   commentCount?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -483,6 +504,7 @@ export type PostMinOrderByAggregateInput = {
   excerpt?: Prisma.SortOrder
   status?: Prisma.SortOrder
   publishedAt?: Prisma.SortOrder
+  publishJobId?: Prisma.SortOrder
   commentCount?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -543,6 +565,10 @@ export type EnumPostStatusFieldUpdateOperationsInput = {
   set?: $Enums.PostStatus
 }
 
+export type NullableStringFieldUpdateOperationsInput = {
+  set?: string | null
+}
+
 export type IntFieldUpdateOperationsInput = {
   set?: number
   increment?: number
@@ -600,6 +626,7 @@ export type PostCreateWithoutAuthorInput = {
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
+  publishJobId?: string | null
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -615,6 +642,7 @@ export type PostUncheckedCreateWithoutAuthorInput = {
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
+  publishJobId?: string | null
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -660,6 +688,7 @@ export type PostScalarWhereInput = {
   excerpt?: Prisma.StringFilter<"Post"> | string
   status?: Prisma.EnumPostStatusFilter<"Post"> | $Enums.PostStatus
   publishedAt?: Prisma.DateTimeNullableFilter<"Post"> | Date | string | null
+  publishJobId?: Prisma.UuidNullableFilter<"Post"> | string | null
   commentCount?: Prisma.IntFilter<"Post"> | number
   createdAt?: Prisma.DateTimeFilter<"Post"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Post"> | Date | string
@@ -672,6 +701,7 @@ export type PostCreateWithoutCategoriesInput = {
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
+  publishJobId?: string | null
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -688,6 +718,7 @@ export type PostUncheckedCreateWithoutCategoriesInput = {
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
+  publishJobId?: string | null
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -718,6 +749,7 @@ export type PostUpdateWithoutCategoriesInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -734,6 +766,7 @@ export type PostUncheckedUpdateWithoutCategoriesInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -748,6 +781,7 @@ export type PostCreateWithoutCommentsInput = {
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
+  publishJobId?: string | null
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -764,6 +798,7 @@ export type PostUncheckedCreateWithoutCommentsInput = {
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
+  publishJobId?: string | null
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -794,6 +829,7 @@ export type PostUpdateWithoutCommentsInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -810,6 +846,7 @@ export type PostUncheckedUpdateWithoutCommentsInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -824,6 +861,7 @@ export type PostCreateWithoutThumbnailInput = {
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
+  publishJobId?: string | null
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -840,6 +878,7 @@ export type PostUncheckedCreateWithoutThumbnailInput = {
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
+  publishJobId?: string | null
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -870,6 +909,7 @@ export type PostUpdateWithoutThumbnailInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -886,6 +926,7 @@ export type PostUncheckedUpdateWithoutThumbnailInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -900,6 +941,7 @@ export type PostCreateManyAuthorInput = {
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
+  publishJobId?: string | null
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -912,6 +954,7 @@ export type PostUpdateWithoutAuthorInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -927,6 +970,7 @@ export type PostUncheckedUpdateWithoutAuthorInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -942,6 +986,7 @@ export type PostUncheckedUpdateManyWithoutAuthorInput = {
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1004,6 +1049,7 @@ export type PostSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   excerpt?: boolean
   status?: boolean
   publishedAt?: boolean
+  publishJobId?: boolean
   commentCount?: boolean
   createdAt?: boolean
   updatedAt?: boolean
@@ -1022,6 +1068,7 @@ export type PostSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   excerpt?: boolean
   status?: boolean
   publishedAt?: boolean
+  publishJobId?: boolean
   commentCount?: boolean
   createdAt?: boolean
   updatedAt?: boolean
@@ -1036,6 +1083,7 @@ export type PostSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   excerpt?: boolean
   status?: boolean
   publishedAt?: boolean
+  publishJobId?: boolean
   commentCount?: boolean
   createdAt?: boolean
   updatedAt?: boolean
@@ -1050,12 +1098,13 @@ export type PostSelectScalar = {
   excerpt?: boolean
   status?: boolean
   publishedAt?: boolean
+  publishJobId?: boolean
   commentCount?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type PostOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "authorId" | "title" | "body" | "excerpt" | "status" | "publishedAt" | "commentCount" | "createdAt" | "updatedAt", ExtArgs["result"]["post"]>
+export type PostOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "authorId" | "title" | "body" | "excerpt" | "status" | "publishedAt" | "publishJobId" | "commentCount" | "createdAt" | "updatedAt", ExtArgs["result"]["post"]>
 export type PostInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   categories?: boolean | Prisma.Post$categoriesArgs<ExtArgs>
@@ -1086,6 +1135,10 @@ export type $PostPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     excerpt: string
     status: $Enums.PostStatus
     publishedAt: Date | null
+    /**
+     * The pg-boss job that publishes a scheduled post at publishedAt; cancelled when it is rescheduled, unscheduled or deleted.
+     */
+    publishJobId: string | null
     commentCount: number
     createdAt: Date
     updatedAt: Date
@@ -1523,6 +1576,7 @@ export interface PostFieldRefs {
   readonly excerpt: Prisma.FieldRef<"Post", 'String'>
   readonly status: Prisma.FieldRef<"Post", 'PostStatus'>
   readonly publishedAt: Prisma.FieldRef<"Post", 'DateTime'>
+  readonly publishJobId: Prisma.FieldRef<"Post", 'String'>
   readonly commentCount: Prisma.FieldRef<"Post", 'Int'>
   readonly createdAt: Prisma.FieldRef<"Post", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Post", 'DateTime'>
