@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Config } from '../config.ts'
 import type { components } from '../generated/api.ts'
 import type { Role } from '../generated/prisma/enums.ts'
-import { ApiError } from '../http/api-error.ts'
+import { ApiError, refuseBlank } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { AccessClaims, Principal } from '../http/security.ts'
 import { isUniqueViolation } from '../db/errors.ts'
@@ -70,6 +70,7 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
 
   return {
     async register(input: { email: string; password: string; name: string }): Promise<TokenPair> {
+      refuseBlank(input.name, '/body/name')
       if (passwordTooLong(input.password)) throw passwordTooLongError()
       const email = normaliseEmail(input.email)
       const passwordHash = await passwords.hash(input.password)
@@ -134,6 +135,7 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
     },
 
     async updateCurrentUser(principal: Principal, input: { name?: string; password?: string; currentPassword?: string }): Promise<User> {
+      refuseBlank(input.name, '/body/name')
       const user = await store.findUserById(principal.userId)
       if (!user) throw sessionRevoked()
       let passwordHash: string | undefined

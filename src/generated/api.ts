@@ -861,7 +861,7 @@ export interface components {
              */
             email: string;
             /**
-             * @description Display name.
+             * @description Display name; shown without surrounding white space; not blank (white space only is refused).
              * @example Alice Martin
              */
             name: string;
@@ -941,6 +941,7 @@ export interface components {
         UpdateCurrentUserRequest: {
             /** @description The password in use now; required with `password`. */
             currentPassword?: string;
+            /** @description Shown without surrounding white space; not blank (white space only is refused). */
             name?: string;
             /** @description The new password; same rules as at registration (at most 72 bytes of UTF-8). */
             password?: string;

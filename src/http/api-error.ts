@@ -22,7 +22,7 @@ export const notFound = (code: ErrorCode, what: string) => new ApiError(404, cod
 
 /**
  * Text of white space only says nothing: refused where the text is what the resource is (a post's
- * title and body, a comment, a category's name). Checked here rather than by a schema `pattern`,
+ * title and body, a comment, a category's or a user's name). Checked here rather than by a schema `pattern`,
  * which would be a breaking change to the released contract; the spec's descriptions say it.
  */
 export function refuseBlank(value: string | undefined, path: string): void {

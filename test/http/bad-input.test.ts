@@ -90,6 +90,8 @@ t.test('bad inputs → 400 VALIDATION_FAILED on the field', async (t) => {
         [app.inject({ method: 'PATCH', url: `/comments/${comment.id}`, headers: user.auth, payload: { body: blank } }), '/body/body'],
         [app.inject({ method: 'POST', url: '/categories', headers: admin.auth, payload: { name: blank } }), '/body/name'],
         [app.inject({ method: 'PATCH', url: `/categories/${category.id}`, headers: admin.auth, payload: { name: blank } }), '/body/name'],
+        [app.inject({ method: 'POST', url: '/register', payload: { email: uniqueEmail(), password: 'a long enough password', name: blank } }), '/body/name'],
+        [app.inject({ method: 'PATCH', url: '/me', headers: user.auth, payload: { name: blank } }), '/body/name'],
       ]
       for (const [response, path] of attempts) t.match(refused(t, await response, path).details, [{ path, message: 'must not be blank' }], JSON.stringify(blank))
     }
