@@ -174,12 +174,17 @@ function jwtSecret(env: Env, databaseUrl: string | null, dataDir: string | null)
   let kept: string
   try {
     kept = readFileSync(file, 'utf8').trim()
-  } catch {
+  } catch (error) {
+    // Only a missing file means "first start": replacing one we could not read would sign everyone out.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new ConfigError('JWT_SECRET', `is unset and ${file} cannot be read (${(error as NodeJS.ErrnoException).code})`, undefined)
+    }
     const secret = randomBytes(32).toString('base64url')
     mkdirSync(dataDir, { recursive: true })
     // Written beside it and renamed: a start killed mid-write leaves no empty secret behind.
-    writeFileSync(`${file}.new`, secret, { mode: 0o600 })
-    renameSync(`${file}.new`, file)
+    const written = `${file}.${process.pid}.new`
+    writeFileSync(written, secret, { mode: 0o600 })
+    renameSync(written, file)
     return secret
   }
   // An edited or truncated file must not sign tokens with a guessable key.

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -21,6 +21,12 @@ t.test('a kept secret shorter than 32 characters stops start-up instead of signi
   const dataDir = mkdtempSync(join(tmpdir(), 'blog-config-'))
   writeFileSync(join(dataDir, 'jwt-secret'), '\n')
   t.throws(() => loadConfig({ DATA_DIR: dataDir }), { name: 'ConfigError', message: /JWT_SECRET is unset and .*jwt-secret holds fewer than 32 characters/ })
+})
+
+t.test('a kept secret that cannot be read stops start-up instead of being replaced', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'blog-config-'))
+  mkdirSync(join(dataDir, 'jwt-secret'))
+  t.throws(() => loadConfig({ DATA_DIR: dataDir }), { name: 'ConfigError', message: /JWT_SECRET is unset and .*jwt-secret cannot be read \(EISDIR\)/ })
 })
 
 t.test('each bad value names its variable', async (t) => {

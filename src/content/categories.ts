@@ -2,7 +2,7 @@
 import type { components } from '../generated/api.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import { isMissingRecord, isUniqueViolation } from '../db/errors.ts'
-import { ApiError, notFound, refuseBlank } from '../http/api-error.ts'
+import { ApiError, invalid, notFound, refuseBlank } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeKeyCursor, keyPageOf } from '../http/cursor.ts'
 import { makeCategoryStore, type CategoryRecord } from './category-store.ts'
 import type { PostChanges } from './post-changes.ts'
@@ -19,7 +19,6 @@ export const toCategory = (category: CategoryRecord): Category => ({
   updatedAt: category.updatedAt.toISOString(),
 })
 
-const invalid = (path: string, message: string) => new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [{ path, message }])
 const slugTaken = () => new ApiError(409, 'CATEGORY_SLUG_TAKEN', 'Another category has this slug.', [{ path: '/body/slug', message: 'Another category has this slug.' }])
 const categoryNotFound = () => notFound('CATEGORY_NOT_FOUND', 'Category')
 

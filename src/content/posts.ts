@@ -2,7 +2,7 @@
 import type { components } from '../generated/api.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import type { PostStatus } from '../generated/prisma/enums.ts'
-import { ApiError, notFound, refuseBlank } from '../http/api-error.ts'
+import { ApiError, invalid, notFound, refuseBlank } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { Principal } from '../http/security.ts'
 import type { CachedPost, PostCache } from './post-cache.ts'
@@ -25,7 +25,6 @@ export interface Publications {
 }
 
 const postNotFound = () => notFound('POST_NOT_FOUND', 'Post')
-const invalid = (path: string, message: string) => new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [{ path, message }])
 
 /** The post's ETag must match `If-Match` (when sent), or the caller edits a version they never saw. */
 function checkIfMatch(ifMatch: string | undefined, current: Post) {
@@ -69,8 +68,11 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
    */
   async function lockCategories(tx: Tx, ids: string[] | undefined): Promise<{ ids: string[]; unknown: number }> {
     if (!ids || ids.length === 0) return { ids: [await store.defaultCategoryId(tx)], unknown: -1 }
-    const existing = await store.existingCategoryIds(tx, ids)
-    return { ids, unknown: ids.findIndex((id) => !existing.has(id)) }
+    // `format: uuid` takes either case and uniqueItems compares as written: the same category in
+    // two spellings is one category, filed once (not a duplicate row, nor "not a category").
+    const lowered = ids.map((id) => id.toLowerCase())
+    const existing = await store.existingCategoryIds(tx, lowered)
+    return { ids: [...new Set(lowered)], unknown: lowered.findIndex((id) => !existing.has(id)) }
   }
 
   /** The locked category ids; 422 when one of them is not a category. */

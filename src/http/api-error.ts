@@ -26,7 +26,9 @@ export const notFound = (code: ErrorCode, what: string) => new ApiError(404, cod
  * which would be a breaking change to the released contract; the spec's descriptions say it.
  */
 export function refuseBlank(value: string | undefined, path: string): void {
-  if (value !== undefined && value.trim() === '') {
-    throw new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [{ path, message: 'must not be blank' }])
-  }
+  if (value !== undefined && value.trim() === '') throw invalid(path, 'must not be blank')
 }
+
+/** A 400 for a rule the service checks beyond the schema, in the shape ajv's refusals have. */
+export const invalid = (path: string, message: string) =>
+  new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [{ path, message }])

@@ -2,6 +2,7 @@
 import t from 'tap'
 import { build } from '../helpers/build.ts'
 import { registerAdmin, registerUser } from '../helpers/accounts.ts'
+import { createCategory } from '../helpers/content.ts'
 import { createPost } from '../helpers/posts.ts'
 
 t.test('createPost and getPost', async (t) => {
@@ -25,6 +26,17 @@ t.test('createPost and getPost', async (t) => {
   t.equal(notModified.body, '')
   t.equal((await app.inject({ method: 'GET', url: `/posts/${post.id}`, headers: { 'if-none-match': '"other"' } })).statusCode, 200)
   t.equal((await app.inject({ method: 'GET', url: '/posts/0192f7c4-5a2b-7c3d-8e4f-123456789abc' })).json().error.code, 'POST_NOT_FOUND')
+})
+
+t.test('a category id in capitals is the same category, filed once', async (t) => {
+  const app = await build(t)
+  const [author, admin] = [await registerUser(app), await registerAdmin(app)]
+  const category = await createCategory(app, admin)
+  const created = await app.inject({ method: 'POST', url: '/posts', headers: author.auth, payload: { title: 'T', body: 'B', categoryIds: [category.id.toUpperCase(), category.id] } })
+  const post = created.json().data
+  t.same(post.categories.map((filed: { id: string }) => filed.id), [category.id])
+  const edited = await app.inject({ method: 'PATCH', url: `/posts/${post.id}`, headers: author.auth, payload: { categoryIds: [category.id.toUpperCase()] } })
+  t.same(edited.json().data.categories.map((filed: { id: string }) => filed.id), [category.id])
 })
 
 t.test('bodies with unknown or forbidden fields are 400 naming the field', async (t) => {
