@@ -1,0 +1,92 @@
+// Post reads racing the writes that change a post's categories (deleteCategory, updatePost) or
+// delete it: every 200 shows the post as it was at one moment, with at least one whole category,
+// never `categories: []` or a null category read half before and half after a write.
+// The races need concurrent transactions, which only PostgreSQL has; on PostgreSQL the test runs
+// in a database of its own, so that its category deletions (which empty the post cache of every
+// instance on the database) do not show in the test files running beside it.
+import type { LightMyRequestResponse } from 'fastify'
+import t from 'tap'
+import { build, usingPostgres } from '../helpers/build.ts'
+import { registerAdmin, registerUser } from '../helpers/accounts.ts'
+import { createCategory } from '../helpers/content.ts'
+import { createScratchDatabase } from '../helpers/postgres.ts'
+import { createPost } from '../helpers/posts.ts'
+
+const ROUNDS = 30
+/** Reads of each kind sent in each round, beside the writes. */
+const READS = 3
+
+type Read = 'getPost (its category deleted)' | 'getPost (moved to another category)' | 'getPost (deleted)' | 'listPosts (the deleted category)'
+const ANSWERS: Record<Read, number[]> = {
+  'getPost (its category deleted)': [200],
+  'getPost (moved to another category)': [200],
+  'getPost (deleted)': [200, 404],
+  'listPosts (the deleted category)': [200],
+}
+
+/** What is wrong with a post a 200 showed; null when nothing is. */
+function flaw(post: { categories?: unknown }): string | null {
+  const categories = post.categories
+  if (!Array.isArray(categories) || categories.length === 0) return `categories ${JSON.stringify(categories)}`
+  const whole = (category: unknown) =>
+    typeof category === 'object' && category !== null && ['id', 'name', 'slug'].every((key) => typeof (category as Record<string, unknown>)[key] === 'string')
+  return categories.every(whole) ? null : `categories ${JSON.stringify(categories)}`
+}
+
+t.test(`post reads racing category and post writes, ${ROUNDS} rounds`, { skip: usingPostgres ? false : 'PGlite runs one transaction at a time: reads cannot interleave with writes' }, async (t) => {
+  // The cache off: every getPost reads the database.
+  const app = await build(t, { DATABASE_URL: await createScratchDatabase(t, 'post_read_consistency'), POST_CACHE_MAX_ENTRIES: '0' })
+  const [author, admin] = [await registerUser(app), await registerAdmin(app)]
+  const kinds = Object.keys(ANSWERS) as Read[]
+  const statuses = Object.fromEntries(kinds.map((kind) => [kind, {} as Record<string, number>])) as Record<Read, Record<string, number>>
+  const broken: string[] = []
+
+  async function read(kind: Read, url: string) {
+    let response: LightMyRequestResponse
+    try {
+      response = await app.inject({ method: 'GET', url, headers: author.auth })
+    } catch (error) {
+      // The contract checker rejects a response that breaks the spec.
+      broken.push(`${kind}: ${(error as Error).message.split('\n')[1]?.trim()}`)
+      return
+    }
+    statuses[kind][response.statusCode] = (statuses[kind][response.statusCode] ?? 0) + 1
+    if (response.statusCode !== 200) return
+    const data = response.json().data
+    for (const post of Array.isArray(data) ? data : [data]) {
+      const problem = flaw(post)
+      if (problem) broken.push(`${kind}: ${problem}`)
+    }
+  }
+
+  for (let round = 0; round < ROUNDS; round++) {
+    const [doomed, other] = [await createCategory(app, admin), await createCategory(app, admin)]
+    const filed = { status: 'published', categoryIds: [doomed.id] }
+    const [kept, moved, deleted] = [await createPost(app, author, filed), await createPost(app, author, filed), await createPost(app, author, filed)]
+    const reads: Promise<void>[] = []
+    for (let i = 0; i < READS; i++) {
+      reads.push(
+        read('getPost (its category deleted)', `/posts/${kept.id}`),
+        read('getPost (moved to another category)', `/posts/${moved.id}`),
+        read('getPost (deleted)', `/posts/${deleted.id}`),
+        read('listPosts (the deleted category)', `/posts?category=${doomed.id}`),
+      )
+    }
+    const [writes] = await Promise.all([
+      Promise.all([
+        app.inject({ method: 'DELETE', url: `/categories/${doomed.id}`, headers: admin.auth }),
+        app.inject({ method: 'PATCH', url: `/posts/${moved.id}`, headers: author.auth, payload: { categoryIds: [other.id] } }),
+        app.inject({ method: 'DELETE', url: `/posts/${deleted.id}`, headers: author.auth }),
+      ]),
+      ...reads,
+    ])
+    t.same(writes.map((response) => response.statusCode), [204, 200, 204], `round ${round}: the writes succeed`)
+  }
+
+  for (const kind of kinds) {
+    const unexpected = Object.keys(statuses[kind]).filter((status) => !ANSWERS[kind].includes(Number(status)))
+    t.same(unexpected, [], `${kind}: answers ${ANSWERS[kind].join(' or ')}: ${JSON.stringify(statuses[kind])}`)
+  }
+  const brokenByKind = Object.fromEntries(kinds.map((kind) => [kind, broken.filter((problem) => problem.startsWith(kind)).length]))
+  t.same(broken, [], `every post read shows at least one whole category (broken reads of ${ROUNDS * READS} each: ${JSON.stringify(brokenByKind)})`)
+})
