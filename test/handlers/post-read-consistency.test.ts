@@ -90,3 +90,24 @@ t.test(`post reads racing category and post writes, ${ROUNDS} rounds`, { skip: u
   const brokenByKind = Object.fromEntries(kinds.map((kind) => [kind, broken.filter((problem) => problem.startsWith(kind)).length]))
   t.same(broken, [], `every post read shows at least one whole category (broken reads of ${ROUNDS * READS} each: ${JSON.stringify(brokenByKind)})`)
 })
+
+// Reads run in transactions, which Prisma gives up on after waiting maxWait (2 s by default) for a
+// connection: a 500. They wait as long as the pool does instead, like any other query.
+t.test('a read waiting for a pooled connection longer than 2 s still answers', { skip: usingPostgres ? false : 'PGlite has no connection pool' }, async (t) => {
+  const app = await build(t, { POST_CACHE_MAX_ENTRIES: '0', DATABASE_POOL_MAX: '1' })
+  const post = await createPost(app, await registerUser(app), { status: 'published' })
+  // The only connection, busy for 3 s (three statements of 1 s: each stays under the query timeout).
+  let holding!: () => void
+  const held = new Promise<void>((resolve) => (holding = resolve))
+  const busy = app.services.database.prisma.$transaction(
+    async (tx) => {
+      holding()
+      for (let i = 0; i < 3; i++) await tx.$executeRaw`select pg_sleep(1)`
+    },
+    { timeout: 10_000 },
+  )
+  await held
+  const read = await app.inject({ method: 'GET', url: `/posts/${post.id}` })
+  await busy
+  t.equal(read.statusCode, 200, `answered ${read.statusCode} ${read.body.slice(0, 200)}`)
+})
