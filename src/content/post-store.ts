@@ -58,10 +58,22 @@ async function searchAlone(prisma: PrismaClient, position: Prisma.Sql, search: P
 }
 
 export function makePostStore(prisma: PrismaClient) {
+  /**
+   * Runs reads in one snapshot. Prisma loads each relation of an `include` in a query of its own,
+   * and outside a transaction each query sees the database as it is at that moment: a write
+   * committed between them (a category deleted, the post re-filed or deleted) would show half done,
+   * as `categories: []` or a filing without its category. PGlite's adapter sets the level outside
+   * the transaction, where it does nothing, but PGlite needs none: it runs one transaction at a
+   * time and its plain queries wait for it.
+   */
+  const snapshot = <T>(read: (tx: Tx) => Promise<T>) => prisma.$transaction(read, { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead })
+  const load = (tx: Tx, id: string) => tx.post.findUnique({ where: { id }, include: postInclude })
+
   return {
     transaction: <T>(fn: (tx: Tx) => Promise<T>) => prisma.$transaction(fn),
 
-    find: (id: string, tx: Tx | PrismaClient = prisma) => tx.post.findUnique({ where: { id }, include: postInclude }),
+    /** The post with its relations; within a write's transaction `tx`, as that write sees it. */
+    find: (id: string, tx?: Tx) => (tx ? load(tx, id) : snapshot((read) => load(read, id))),
 
     /** Locks the post's row until the transaction ends: If-Match checks and writes cannot interleave. */
     async lock(tx: Tx, id: string): Promise<boolean> {
@@ -115,7 +127,8 @@ export function makePostStore(prisma: PrismaClient) {
               select p.id from posts p where ${Prisma.join([...position, ...filters, ...(search ? [search] : [])], ' and ')}
               ${newestFirst(column, query.limit + 1)}`
       if (rows.length === 0) return []
-      const posts = await prisma.post.findMany({ where: { id: { in: rows.map((row) => row.id) } }, include: postInclude })
+      // A post deleted since the query above is simply missing here.
+      const posts = await snapshot((tx) => tx.post.findMany({ where: { id: { in: rows.map((row) => row.id) } }, include: postInclude }))
       const byId = new Map(posts.map((post) => [post.id, post]))
       return rows.flatMap((row) => byId.get(row.id) ?? [])
     },

@@ -60,7 +60,10 @@ async function openPostgres(config: Pick<Config, 'databaseUrl' | 'databasePoolMa
   // An idle client that loses its connection emits 'error'; the pool replaces it on next use.
   pool.on('error', () => {})
   const adapterFactory = new PrismaPg(pool)
-  const prisma = new PrismaClient({ adapter: adapterFactory })
+  // Prisma gives up on a transaction that waits for a connection after maxWait (2 s by default), an
+  // error answered 500; reads run in transactions too (post-store's snapshot). Waiting longer than
+  // the pool does leaves the answer to the pool's own timeout: 503, as for any other query.
+  const prisma = new PrismaClient({ adapter: adapterFactory, transactionOptions: { maxWait: config.databaseTimeoutMs + 1000 } })
   return {
     kind: 'postgres',
     prisma,
