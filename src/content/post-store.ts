@@ -23,8 +23,9 @@ export interface ListQuery {
 
 /**
  * How many of the newest posts a search reads in order before it turns to the search index
- * (see searchAlone). Near sqrt(page × posts) at a million posts: a word rarer than a page in this many
- * posts has at most that many matches to sort, so neither plan reads more than ~5,000 rows.
+ * (see searchAlone). Near sqrt(page × posts) at a million posts: a word rarer than a page in this
+ * many posts, spread evenly over time, has about that many matches to sort. A word common only in
+ * older posts (none among the newest) is sorted whole: bounded by its own frequency, not by this.
  */
 const SEARCH_WINDOW = 5000
 
@@ -46,13 +47,13 @@ const newestFirst = (column: Prisma.Sql, limit: number) => Prisma.sql`order by $
  * SEARCH_WINDOW posts) and its matches come from the GIN index, fenced by a materialized CTE so the
  * planner cannot turn it back into the walk.
  */
-async function searchAlone(prisma: PrismaClient, position: Prisma.Sql, search: Prisma.Sql, column: Prisma.Sql, rowsWanted: number) {
+async function searchAlone(tx: Tx, position: Prisma.Sql, search: Prisma.Sql, column: Prisma.Sql, rowsWanted: number) {
   const window = Prisma.sql`select * from posts p where ${position} ${newestFirst(column, SEARCH_WINDOW)}`
-  const rows = await prisma.$queryRaw<IdRow[]>`select p.id from (${window}) p where ${search} ${newestFirst(column, rowsWanted)}`
+  const rows = await tx.$queryRaw<IdRow[]>`select p.id from (${window}) p where ${search} ${newestFirst(column, rowsWanted)}`
   if (rows.length === rowsWanted) return rows
-  const [counted] = await prisma.$queryRaw<{ seen: number }[]>`select count(*)::int as seen from (${window}) p`
+  const [counted] = await tx.$queryRaw<{ seen: number }[]>`select count(*)::int as seen from (${window}) p`
   if (counted!.seen < SEARCH_WINDOW) return rows
-  return prisma.$queryRaw<IdRow[]>`
+  return tx.$queryRaw<IdRow[]>`
     with matches as materialized (select p.id, ${column} from posts p where ${search} and ${position})
     select p.id from matches p ${newestFirst(column, rowsWanted)}`
 }
@@ -120,17 +121,20 @@ export function makePostStore(prisma: PrismaClient) {
       // With an author or a category, the planner's statistics on them pick a good plan (measured at
       // a million posts: each combination with a common or a rare word under 15 ms). A search
       // alone is its blind spot: see searchAlone.
-      const rows =
-        search && filters.length === 0
-          ? await searchAlone(prisma, Prisma.join(position, ' and '), search, column, query.limit + 1)
-          : await prisma.$queryRaw<IdRow[]>`
-              select p.id from posts p where ${Prisma.join([...position, ...filters, ...(search ? [search] : [])], ' and ')}
-              ${newestFirst(column, query.limit + 1)}`
-      if (rows.length === 0) return []
-      // A post deleted since the query above is simply missing here.
-      const posts = await snapshot((tx) => tx.post.findMany({ where: { id: { in: rows.map((row) => row.id) } }, include: postInclude }))
-      const byId = new Map(posts.map((post) => [post.id, post]))
-      return rows.flatMap((row) => byId.get(row.id) ?? [])
+      // The ids and the posts in one snapshot: a post deleted or unpublished between them would
+      // leave the page short, and a short page says "no next page", ending the paging early.
+      return snapshot(async (tx) => {
+        const rows =
+          search && filters.length === 0
+            ? await searchAlone(tx, Prisma.join(position, ' and '), search, column, query.limit + 1)
+            : await tx.$queryRaw<IdRow[]>`
+                select p.id from posts p where ${Prisma.join([...position, ...filters, ...(search ? [search] : [])], ' and ')}
+                ${newestFirst(column, query.limit + 1)}`
+        if (rows.length === 0) return []
+        const posts = await tx.post.findMany({ where: { id: { in: rows.map((row) => row.id) } }, include: postInclude })
+        const byId = new Map(posts.map((post) => [post.id, post]))
+        return rows.flatMap((row) => byId.get(row.id) ?? [])
+      })
     },
 
     /** Publishes a scheduled post whose time has come; false when it was rescheduled, unscheduled or deleted. */
