@@ -138,9 +138,10 @@ export function makePostStore(prisma: PrismaClient) {
                 ${newestFirst(column, query.limit + 1)}`
         const posts = rows.length === 0 ? [] : await db.post.findMany({ where: { id: { in: rows.map((row) => row.id) } }, include: postInclude })
         const byId = new Map(posts.map((post) => [post.id, post]))
-        const page = rows.flatMap((row) => byId.get(row.id) ?? [])
-        // A post deleted or unpublished between the queries leaves the page short, and a short page
-        // says "no next page", ending the paging early: such a page is read again in a snapshot.
+        // A post deleted, or no longer of this status, between the two queries is left out (a draft
+        // must not show in the public list), which leaves the page short, and a short page says
+        // "no next page", ending the paging early: such a page is read again in a snapshot.
+        const page = rows.flatMap((row) => byId.get(row.id) ?? []).filter((post) => post.status === query.status)
         return { page, whole: page.length === rows.length && !page.some(torn) }
       }
       // searchAlone's window and count must see one state too: its reads always share a snapshot.
