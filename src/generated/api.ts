@@ -1206,6 +1206,8 @@ export interface components {
         /**
          * @description - `UNSUPPORTED_MEDIA_TYPE`: the body's `Content-Type` is not the one the
          *       operation takes (`application/json`, or `multipart/form-data` for uploads).
+         *       An operation that takes no body (the DELETEs) ignores a JSON or text one and
+         *       refuses others.
          *     - `IMAGE_UNSUPPORTED_TYPE` (`uploadPostThumbnail`): the file's bytes are not
          *       one of the accepted formats (JPEG, PNG, WebP, GIF or AVIF unless the operator
          *       accepts fewer).
@@ -1369,6 +1371,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1432,6 +1436,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1840,6 +1846,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -2021,6 +2029,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["UnexpectedError"];
         };
     };

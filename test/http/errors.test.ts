@@ -58,6 +58,18 @@ t.test('request failures', async (t) => {
     assertEnvelope(t, response, 413, 'PAYLOAD_TOO_LARGE')
   })
 
+  t.test('a body sent to an operation that takes none (DELETE): its type and size are still checked, as documented', async (t) => {
+    const user = await registerUser(app)
+    const missing = '/posts/0192f7c4-5a2b-7c3d-8e4f-123456789abc'
+    const typed = await app.inject({ method: 'DELETE', url: missing, headers: { ...user.auth, 'content-type': 'application/octet-stream' }, payload: 'x' })
+    assertEnvelope(t, typed, 415, 'UNSUPPORTED_MEDIA_TYPE')
+    const huge = await app.inject({ method: 'DELETE', url: missing, headers: { ...user.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ x: 'x'.repeat(2 * 1024 * 1024) }) })
+    assertEnvelope(t, huge, 413, 'PAYLOAD_TOO_LARGE')
+    // A JSON body is read and ignored: the operation goes on.
+    const ignored = await app.inject({ method: 'DELETE', url: missing, headers: { ...user.auth, 'content-type': 'application/json' }, payload: '{"ignored":true}' })
+    assertEnvelope(t, ignored, 404, 'POST_NOT_FOUND')
+  })
+
   t.test('schema violations → 400 VALIDATION_FAILED with the path of each bad field', async (t) => {
     const response = await app.inject({
       method: 'POST',
