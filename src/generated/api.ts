@@ -796,7 +796,7 @@ export interface components {
             time: string;
             /**
              * @description The version of this contract the server implements (`info.version`).
-             * @example 0.1.0
+             * @example 0.2.0
              */
             version: string;
         };
