@@ -88,3 +88,24 @@ t.test('a first start killed while it makes the embedded database does not stop 
   server.child.kill('SIGTERM')
   t.equal(await server.exit, 0)
 })
+
+t.test('`npm start` stopped by a SIGTERM to npm alone (as a supervisor sends it) stops the server too', async (t) => {
+  const server = await startServer(env, ['npm', 'start', '--silent'])
+  const serverPid = server.logs.find((entry) => typeof entry.pid === 'number')?.pid as number
+  t.not(serverPid, server.child.pid, 'the server is a process of its own under npm')
+  server.child.kill('SIGTERM')
+  await server.exit
+  // The server shuts down gracefully rather than being orphaned: its process goes away.
+  const gone = async () => {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(100)) {
+      try {
+        process.kill(serverPid, 0)
+      } catch {
+        return true
+      }
+    }
+    return false
+  }
+  t.ok(await gone(), `server process ${serverPid} ended with npm`)
+  t.ok(server.logs.some((entry) => entry.msg === 'shutting down'), 'after a graceful shutdown')
+})

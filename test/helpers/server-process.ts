@@ -11,8 +11,9 @@ export interface ServerProcess {
   exit: Promise<number | null>
 }
 
-export async function startServer(env: Record<string, string | undefined>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], {
+/** `command` is how the process is started: by default node itself, as `npm start` ends up doing. */
+export async function startServer(env: Record<string, string | undefined>, command = [process.execPath, '--import=tsx', 'src/server.ts']): Promise<ServerProcess> {
+  const child = spawn(command[0]!, command.slice(1), {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
   })
   const logs: Record<string, unknown>[] = []
