@@ -9,9 +9,8 @@ import { build, usingPostgres } from './helpers/build.ts'
 import { login, registerAdmin, registerUser, uniqueEmail, type Account } from './helpers/accounts.ts'
 import { eventually, keysOf, solidImage, uploadThumbnail } from './helpers/images.ts'
 import { createScratchDatabase } from './helpers/postgres.ts'
-import { createPost } from './helpers/posts.ts'
+import { createPost, publicationJobsOf } from './helpers/posts.ts'
 import { startSmtpServer } from './helpers/smtp.ts'
-import { PUBLISH_POST_QUEUE } from '../src/jobs/publish-post.ts'
 import { WELCOME_EMAIL_QUEUE } from '../src/jobs/welcome-email.ts'
 
 const skip = usingPostgres ? false : 'needs PostgreSQL: the embedded database belongs to one process (set DATABASE_URL)'
@@ -46,11 +45,9 @@ t.test('a scheduled post is published once, by one of the two instances', { skip
   const author = await registerUser(one)
   const post = await createPost(one, author, { status: 'scheduled', publishedAt: new Date(Date.now() + 3000).toISOString() })
   t.equal(post.status, 'scheduled')
-  const jobStates = () =>
-    one.services.database.prisma.$queryRaw<{ state: string }[]>`select state::text from pgboss.job where name = ${PUBLISH_POST_QUEUE} and data->>'postId' = ${post.id}`
   const allCompleted = async () => {
-    const states = await jobStates()
-    return states.length > 0 && states.every((job) => job.state === 'completed')
+    const jobs = await publicationJobsOf(one, post.id)
+    return jobs.length > 0 && jobs.every((job) => job.state === 'completed')
   }
   t.ok(await eventually(allCompleted), 'its publication jobs all completed')
   t.equal((await two.inject({ method: 'GET', url: `/posts/${post.id}` })).json().data.status, 'published', 'published, as both instances see')

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
+import { eventually } from './helpers/images.ts'
 import { startServer } from './helpers/server-process.ts'
 import { usingPostgres } from './helpers/build.ts'
 
@@ -97,15 +98,13 @@ t.test('`npm start` stopped by a SIGTERM to npm alone (as a supervisor sends it)
   await server.exit
   // The server shuts down gracefully rather than being orphaned: its process goes away.
   const gone = async () => {
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(100)) {
-      try {
-        process.kill(serverPid, 0)
-      } catch {
-        return true
-      }
+    try {
+      process.kill(serverPid, 0)
+      return false
+    } catch {
+      return true
     }
-    return false
   }
-  t.ok(await gone(), `server process ${serverPid} ended with npm`)
+  t.ok(await eventually(gone, 30_000, 100), `server process ${serverPid} ended with npm`)
   t.ok(server.logs.some((entry) => entry.msg === 'shutting down'), 'after a graceful shutdown')
 })

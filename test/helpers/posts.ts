@@ -1,5 +1,6 @@
 // Posts made the way clients make them: over HTTP.
 import type { FastifyInstance } from 'fastify'
+import { PUBLISH_POST_QUEUE } from '../../src/jobs/publish-post.ts'
 import type { Account } from './accounts.ts'
 
 export interface CreatedPost {
@@ -12,4 +13,16 @@ export async function createPost(app: FastifyInstance, author: Account, payload:
   const response = await app.inject({ method: 'POST', url: '/posts', headers: author.auth, payload: { title: 'A title', body: 'Some **Markdown** body.', ...payload } })
   if (response.statusCode !== 201) throw new Error(`createPost: ${response.statusCode} ${response.body}`)
   return response.json().data
+}
+
+/** Every publication job ever enqueued for the post, oldest first, as pg-boss reports it. */
+export async function publicationJobsOf(app: FastifyInstance, postId: string) {
+  const rows = await app.services.database.prisma.$queryRaw<{ id: string }[]>`
+    select id from pgboss.job where name = ${PUBLISH_POST_QUEUE} and data->>'postId' = ${postId} order by created_on, id`
+  return Promise.all(
+    rows.map(async ({ id }) => {
+      const job = await app.services.queue.boss.getJobById(PUBLISH_POST_QUEUE, id)
+      return { id, state: job!.state, startAfter: new Date(job!.startAfter).toISOString() }
+    }),
+  )
 }

@@ -7,9 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { build, usingPostgres } from '../helpers/build.ts'
 import { registerUser, type Account } from '../helpers/accounts.ts'
-import { createPost } from '../helpers/posts.ts'
+import { createPost, publicationJobsOf } from '../helpers/posts.ts'
+import { eventually } from '../helpers/images.ts'
 import { createScratchDatabase } from '../helpers/postgres.ts'
-import { PUBLISH_POST_QUEUE } from '../../src/jobs/publish-post.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 
@@ -19,26 +19,9 @@ async function statusAfter(app: App, id: string, waitMs: number) {
   return (await app.services.database.prisma.post.findUniqueOrThrow({ where: { id }, select: { status: true } })).status
 }
 
-async function waitForStatus(app: App, id: string, status: string) {
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-    if ((await statusAfter(app, id, 200)) === status) return true
-  }
-  return false
-}
+const waitForStatus = (app: App, id: string, status: string) => eventually(async () => (await statusAfter(app, id, 0)) === status, 30_000, 200)
 
-/** Every publication job ever enqueued for the post, oldest first, as pg-boss reports it. */
-async function jobsOf(app: App, postId: string) {
-  const rows = await app.services.database.prisma.$queryRaw<{ id: string }[]>`
-    select id from pgboss.job where name = ${PUBLISH_POST_QUEUE} and data->>'postId' = ${postId} order by created_on, id`
-  return Promise.all(
-    rows.map(async ({ id }) => {
-      const job = await app.services.queue.boss.getJobById(PUBLISH_POST_QUEUE, id)
-      return { id, state: job!.state, startAfter: new Date(job!.startAfter).toISOString() }
-    }),
-  )
-}
-
-const statesOf = async (app: App, postId: string) => (await jobsOf(app, postId)).map((job) => job.state)
+const statesOf = async (app: App, postId: string) => (await publicationJobsOf(app, postId)).map((job) => job.state)
 
 /** Jobs that may still run: pg-boss's states before `completed`. */
 const live = (jobs: { state: string }[]) => jobs.filter((job) => ['created', 'retry', 'active'].includes(job.state))
@@ -69,13 +52,13 @@ t.test('rescheduling moves the job; unscheduling and deleting cancel it', async 
   const inTwoHours = new Date(Date.now() + 7_200_000).toISOString()
 
   const moved = await createPost(app, author, { status: 'scheduled', publishedAt: inAnHour })
-  const [first] = await jobsOf(app, moved.id)
+  const [first] = await publicationJobsOf(app, moved.id)
   if (!first) throw new Error('no job was enqueued')
   t.match(first, { state: 'created', startAfter: inAnHour }, 'scheduling enqueues a job due at publishedAt')
   t.equal((await patch(app, author, moved.id, { title: 'Only the title changed' })).statusCode, 200)
-  t.same(await jobsOf(app, moved.id), [first], 'an edit that keeps the time keeps the job')
+  t.same(await publicationJobsOf(app, moved.id), [first], 'an edit that keeps the time keeps the job')
   t.equal((await patch(app, author, moved.id, { publishedAt: inTwoHours })).statusCode, 200)
-  const jobs = await jobsOf(app, moved.id)
+  const jobs = await publicationJobsOf(app, moved.id)
   t.equal(jobs.length, 2)
   t.match(jobs, [{ id: first.id, state: 'cancelled' }, { state: 'created', startAfter: inTwoHours }], 'rescheduling cancels the old job and enqueues one at the new time')
   t.equal(live(jobs).length, 1, 'exactly one live job')
