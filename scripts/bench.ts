@@ -1,13 +1,16 @@
 // `npm run bench`: starts the service (embedded database, or PostgreSQL when DATABASE_URL is set,
 // in a database of its own that is dropped afterwards), seeds it over HTTP, and measures with
 // autocannon in one run: GET /ping (the baseline), getPost cached, listPosts, login, getPost while
-// logins run, /ping while logins run, then, on a restart with the cache off, /ping again and getPost uncached. Figures are
+// logins run, /ping while logins run, then, on a restart with the cache off, /ping again, getPost uncached and
+// /ping under abuse (hostile uploads and pathological bodies, scripts/bench/abuse.ts) with the
+// server's memory before, during and after. Figures are
 // ratios to the /ping of the same server process, since this machine's absolute speed varies.
 // Results are printed and written to bench-results/.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
+import { measureAbuse, prepareAttacks } from './bench/abuse.ts'
 import { scratchDatabase } from './bench/database.ts'
 import { formatFigure, measure as measureWith, withRatio, type Figure } from './bench/measure.ts'
 import { seed } from './bench/seed.ts'
@@ -28,7 +31,7 @@ const measure = (name: string, options: autocannon.Options) => measureWith(name,
 const database = await scratchDatabase(process.env.DATABASE_URL)
 const kind = database.kind
 // Production costs (bcrypt 12), limits out of the way: the benchmark logs in thousands of times.
-const env = { ...database.env, BCRYPT_COST: '12', LOGIN_LIMIT_PER_ACCOUNT: '100000', LOGIN_LIMIT_PER_ADDRESS: '1000000', REGISTER_LIMIT_PER_ADDRESS: '1000000' }
+const env = { ...database.env, BCRYPT_COST: '12', LOGIN_LIMIT_PER_ACCOUNT: '100000', LOGIN_LIMIT_PER_ACCOUNT_ADDRESS: '100000', LOGIN_LIMIT_PER_ADDRESS: '1000000', REGISTER_LIMIT_PER_ADDRESS: '1000000' }
 
 const figures: Figure[] = []
 const report = (figure: Figure) => {
@@ -73,6 +76,14 @@ try {
   report({ ...baselineOff, ratio: 1 })
   const uncached = withRatio(await measure('getPost, cache off', { url: postUrl.replace(/^http:\/\/[^/]+/, server.url) }), baselineOff)
   report(uncached)
+  // Abuse, on the same process as its idle /ping just above.
+  const abuse = await measureAbuse({ url: server.url, pid: server.child.pid! }, await prepareAttacks(server.url), DURATION, CONNECTIONS)
+  report(withRatio(abuse.ping, baselineOff))
+  console.log(`  /ping p99: idle ${baselineOff.p99Ms} ms, during abuse ${abuse.ping.p99Ms} ms; req/s: idle ${baselineOff.requestsPerSecond}, during abuse ${abuse.ping.requestsPerSecond}`)
+  for (const [attack, answers] of Object.entries(abuse.answers)) {
+    console.log(`  ${attack}: ${Object.entries(answers).map(([answer, count]) => `${count}× ${answer}`).join(', ')}`)
+  }
+  console.log(`  server memory: before RSS ${abuse.before.rssMiB} MiB, heap ${abuse.before.heapUsedMiB} MiB; peak RSS ${abuse.peakRssMiB} MiB (+${Math.round((abuse.peakRssMiB - abuse.before.rssMiB) * 10) / 10}); after RSS ${abuse.after.rssMiB} MiB, heap ${abuse.after.heapUsedMiB} MiB`)
   await server.stop()
 
   // A target is met only by runs in which every request got a 2xx: fast 4xx/5xx or dropped
@@ -83,6 +94,9 @@ try {
     'getPost cache off >= 0.25 x baseline (PostgreSQL)': kind === 'postgres' ? checked([uncached, baselineOff], uncached.ratio! >= 0.25) : null,
     'getPost p99 < 50 ms during 20 concurrent logins': checked([duringLogins], duringLogins.p99Ms < 50),
     'GET /ping p99 < 50 ms during 20 concurrent logins': checked([pingDuringLogins], pingDuringLogins.p99Ms < 50),
+    'GET /ping p99 < 100 ms during abuse (12 hostile uploads, pathological bodies)': checked([abuse.ping], abuse.ping.p99Ms < 100),
+    // The embedded database lives in the server's own memory (hundreds of MiB before any abuse).
+    'server peak RSS < 500 MiB during abuse (PostgreSQL)': kind === 'postgres' ? { runs: [], met: abuse.peakRssMiB < 500 } : null,
   }
   console.log('\ntargets:')
   for (const [target, verdict] of Object.entries(verdicts)) {
@@ -92,7 +106,7 @@ try {
   const targets = Object.fromEntries(Object.entries(verdicts).map(([target, verdict]) => [target, verdict && verdict.met]))
   mkdirSync('bench-results', { recursive: true })
   const file = join('bench-results', `bench-${kind}-${new Date().toISOString().replaceAll(':', '-')}.json`)
-  writeFileSync(file, `${JSON.stringify({ kind, durationSeconds: DURATION, connections: CONNECTIONS, cores: cpus().length, node: process.version, figures, targets }, null, 2)}\n`)
+  writeFileSync(file, `${JSON.stringify({ kind, durationSeconds: DURATION, connections: CONNECTIONS, cores: cpus().length, node: process.version, figures, abuse, targets }, null, 2)}\n`)
   console.log(`\nresults written to ${file}`)
 } finally {
   await database.drop()

@@ -24,6 +24,8 @@ const server = await startServer({
   LOG_LEVEL: 'info',
   REGISTER_LIMIT_PER_ADDRESS: '1000000',
   LOGIN_LIMIT_PER_ADDRESS: '1000000',
+  // Each client uploads a thumbnail every 60 steps, for minutes: more than a person's hourly allowance.
+  UPLOAD_RATE_PER_USER: '100000',
 })
 const { port } = new URL(server.url)
 const agent = new Agent({ keepAlive: true, maxSockets: connections })

@@ -1,11 +1,13 @@
 // Builds the whole service as a ready Fastify instance that listens nowhere: the server and the
 // tests call this same function, so tests validate, route and fail exactly as production does.
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Server } from 'node:http'
+import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
+import { makeAccountCleanup } from './auth/account-cleanup.ts'
 import { makeAccountStore } from './auth/account-store.ts'
-import { makeAuthService, type AuthService } from './auth/auth-service.ts'
+import { ADMIN_GRANT_MESSAGES, makeAuthService, type AuthService } from './auth/auth-service.ts'
 import { makeLoginLimits, type LoginLimits } from './auth/login-limits.ts'
-import { makePasswordHasher } from './auth/passwords.ts'
+import { makePasswordHasher, type PasswordHasher } from './auth/passwords.ts'
 import type { Config } from './config.ts'
 import { makeCategoryService, type CategoryService } from './content/categories.ts'
 import { makeCommentService, type CommentService } from './content/comments.ts'
@@ -22,10 +24,14 @@ import { listenForInvalidations, notifyWith } from './db/post-invalidations.ts'
 import { handlers } from './handlers/index.ts'
 import { API_VERSION_HEADER } from './http/api-version.ts'
 import { registerCors, registerSecurityHeaders } from './http/browser-policy.ts'
+import { handleClientError, trackAnswers } from './http/client-error.ts'
 import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
 import { handleError, installErrorHandler } from './http/error-handler.ts'
+import { registerJsonBodies } from './http/json-body.ts'
 import { installNotFoundHandler } from './http/not-found.ts'
+import { registerLingeringClose } from './http/lingering-close.ts'
 import { registerOverloadGuard } from './http/overload.ts'
+import { registerRequestHead } from './http/request-head.ts'
 import { registerOperations } from './http/routes.ts'
 import type { HandlerMap } from './http/operations.ts'
 import { registerJwt } from './http/security.ts'
@@ -35,6 +41,7 @@ import { startJobs, type Jobs, type JobsOptions } from './jobs/index.ts'
 import { cancelPublication, enqueuePublication } from './jobs/publish-post.ts'
 import { enqueueImageSweep } from './jobs/sweep-images.ts'
 import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
+import { addImageWorkMetrics } from './metrics/image-work-metrics.ts'
 import { addPostCacheMetrics } from './metrics/post-cache-metrics.ts'
 import { makeMetrics, observeRequests, type Metrics } from './metrics/metrics.ts'
 import { startQueue, type Queue } from './queue/queue.ts'
@@ -63,7 +70,8 @@ declare module 'fastify' {
   }
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+/** A caller's request id we keep: short enough for meta.requestId (100), inert in logs and headers. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/
 
 const SECRET_FIELDS = ['password', 'passwordHash', 'accessToken', 'refreshToken', 'token', 'authorization', 'cookie']
 const REDACTED = [
@@ -80,7 +88,7 @@ export interface LogDestination {
   write(line: string): void
 }
 
-export function fastifyOptions(config: Config, logDestination?: LogDestination): FastifyServerOptions {
+export function fastifyOptions(config: Config, logDestination?: LogDestination): FastifyHttpOptions<Server> {
   return {
     logger: {
       level: config.logLevel,
@@ -94,7 +102,8 @@ export function fastifyOptions(config: Config, logDestination?: LogDestination):
     // from the proxies named in TRUST_PROXY.
     trustProxy: config.trustProxy,
     // A caller's request id is kept when it is sane, so one id follows a request across services.
-    requestIdHeader: 'x-request-id',
+    // Not through requestIdHeader: Fastify would take any header value as is, before genReqId.
+    requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id']
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
@@ -111,6 +120,10 @@ export function fastifyOptions(config: Config, logDestination?: LogDestination):
     return503OnClosing: false,
     // Errors raised before routing (a malformed URL) go through the same mapping as the rest.
     frameworkErrors: handleError,
+    // And those raised by Node's HTTP parser, before Fastify sees a request (431, 400, 408).
+    clientErrorHandler: handleClientError,
+    // A request without Host is refused in the envelope instead (src/http/request-head.ts).
+    http: { requireHostHeader: false },
   }
 }
 
@@ -121,17 +134,22 @@ export interface AppOptions {
   jobs?: JobsOptions
   /** Where the log lines go instead of stdout (tests read them). */
   logDestination?: LogDestination
+  /** Wraps the password hasher; tests use it to pause a request between its password check and its write. */
+  passwords?: (hasher: PasswordHasher) => PasswordHasher
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify(fastifyOptions(config, options.logDestination))
+  trackAnswers(app.server)
   const spec = loadSpec()
   app.setValidatorCompiler(makeValidatorCompiler())
+  registerJsonBodies(app)
   installErrorHandler(app)
   installNotFoundHandler(app, DOCS_ROUTES)
   app.addHook('onRequest', async (request, reply) => {
     reply.headers({ 'x-request-id': request.id, [API_VERSION_HEADER]: spec.info.version })
   })
+  registerRequestHead(app)
   await registerSecurityHeaders(app)
   await registerCors(app, config)
 
@@ -154,7 +172,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       queue = await startQueue(database, config, app.log)
       jobs = await startJobs(
         // The sweep reads the database only: a worker may fetch a job before app.services exists.
-        { queue, config, publishIfDue: (id) => app.services.posts.publishIfDue(id), sweepImages: makeImageStore(database.prisma).sweepOrphans },
+        {
+          queue,
+          config,
+          publishIfDue: (id) => app.services.posts.publishIfDue(id),
+          sweepImages: makeImageStore(database.prisma).sweepOrphans,
+          cleanUpAccounts: makeAccountCleanup(database.prisma),
+        },
         app.log,
         options.jobs,
       )
@@ -177,8 +201,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     const listener = listenForInvalidations(config.databaseUrl, (message) => applyMessage(postCache, message), app.log)
     app.addHook('onClose', () => listener.close())
   }
-  const passwords = makePasswordHasher(config.bcryptCost)
-  app.addHook('onClose', () => passwords.close())
+  const hasher = makePasswordHasher(config.bcryptCost)
+  app.addHook('onClose', () => hasher.close())
+  const passwords = options.passwords?.(hasher) ?? hasher
   const auth = makeAuthService({
     store: makeAccountStore(database.prisma),
     passwords,
@@ -188,7 +213,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       enqueueWelcomeEmail(queue!.boss, { userId: user.id, email: user.email, name: user.name }, { executeSql: sql }),
     onRenamed: (userId) => changes.changed({ authorId: userId }),
   })
-  if (config.adminEmail !== null) await auth.ensureAdmin(config.adminEmail, config.adminPassword)
+  if (config.adminEmail !== null) {
+    const outcome = await auth.bootstrapAdmin(config.adminEmail, config.adminPassword!)
+    app.log[outcome === 'taken-over' ? 'warn' : 'info']({ adminEmail: config.adminEmail, outcome }, ADMIN_GRANT_MESSAGES[outcome])
+  }
   const loginLimits = await makeLoginLimits(app, database.prisma, config)
   const requestImageSweep = () => enqueueImageSweep(queue!.boss, app.log)
   const posts = makePostService({
@@ -200,16 +228,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     requestImageSweep,
     cache: postCache,
     changes,
+    databaseTimeoutMs: config.databaseTimeoutMs,
   })
   const categories = makeCategoryService(database.prisma, changes)
   await categories.ensureDefault()
   const comments = makeCommentService(database.prisma, posts, changes)
   const thumbnails = makeThumbnailService(database.prisma, posts, config, requestImageSweep, changes)
+  addImageWorkMetrics(metrics, thumbnails.imageWork.stats)
   app.decorate('services', { config, database, queue: queue!, version: spec.info.version, auth, loginLimits, posts, postCache, categories, comments, thumbnails, metrics })
   // Measuring lag from here on: opening the database and migrating block the loop, but are not load.
   await registerOverloadGuard(app, config)
   await registerDocs(app, spec)
   await registerMultipart(app, config)
+  registerLingeringClose(app, config)
   await registerOperations(app, spec, { ...handlers, ...options.handlers } as HandlerMap)
   await app.ready()
   return app

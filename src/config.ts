@@ -28,12 +28,30 @@ export interface Config {
   bodyLimitBytes: number
   uploadLimitBytes: number
   imageMaxPixels: number
+  /** An image's longest side over its shortest, and what it decodes to (pixels × channels × bytes per sample), at most. */
+  imageMaxAspectRatio: number
+  imageMaxDecodedBytes: number
+  /** Images decoded at once, and uploads waiting for a turn before more are answered 503. */
+  imageConcurrency: number
+  imageQueueMax: number
+  /** Places (running or waiting) one user may hold in the image work pool at once; past that, 429. */
+  imageJobsPerUser: number
+  /** Thumbnail uploads allowed per user in one window (seconds). */
+  uploadRatePerUser: number
+  uploadRateWindowSeconds: number
+  /** After refusing a body it has not read whole, how much more of it is read and dropped, and for how long, before closing (lingering close). */
+  lingeringCloseBytes: number
+  lingeringCloseMs: number
+  /** Sockets draining at once; a refusal past that closes its connection at once. */
+  lingeringCloseMaxSockets: number
   /** The thumbnail formats accepted, by their bytes; others are 415 IMAGE_UNSUPPORTED_TYPE. */
   imageFormats: ImageFormat[]
   smtpUrl: string | null
   mailFrom: string
-  /** Login attempts allowed per account, and per client address, in one window. */
+  /** Failed sign-ins allowed per account (all addresses together), and per client address, in one window. */
   loginLimitPerAccount: number
+  /** Failed sign-ins allowed per account from one client address in one window. */
+  loginLimitPerAccountAddress: number
   loginLimitPerAddress: number
   loginLimitWindowSeconds: number
   /** Registrations allowed per client address per hour. */
@@ -225,10 +243,21 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 50 * 1024 * 1024),
     uploadLimitBytes: integer(env, 'UPLOAD_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     imageMaxPixels: integer(env, 'IMAGE_MAX_PIXELS', 40_000_000, 1, 500_000_000),
+    imageMaxAspectRatio: integer(env, 'IMAGE_MAX_ASPECT_RATIO', 20, 1, 10_000),
+    imageMaxDecodedBytes: integer(env, 'IMAGE_MAX_DECODED_BYTES', 160_000_000, 1_000_000, 4_000_000_000),
+    imageConcurrency: integer(env, 'IMAGE_CONCURRENCY', 1, 1, 64),
+    imageQueueMax: integer(env, 'IMAGE_QUEUE_MAX', 8, 0, 1000),
+    imageJobsPerUser: integer(env, 'IMAGE_JOBS_PER_USER', 1, 1, 1000),
+    uploadRatePerUser: integer(env, 'UPLOAD_RATE_PER_USER', 30, 1, 100_000),
+    uploadRateWindowSeconds: integer(env, 'UPLOAD_RATE_WINDOW_SECONDS', 3600, 1, 86_400),
+    lingeringCloseBytes: integer(env, 'LINGERING_CLOSE_BYTES', 16 * 1024 * 1024, 0, 1024 * 1024 * 1024),
+    lingeringCloseMs: integer(env, 'LINGERING_CLOSE_MS', 10_000, 0, 120_000),
+    lingeringCloseMaxSockets: integer(env, 'LINGERING_CLOSE_MAX_SOCKETS', 100, 0, 100_000),
     imageFormats: imageFormats(env, 'IMAGE_FORMATS'),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: mailFrom(env),
-    loginLimitPerAccount: integer(env, 'LOGIN_LIMIT_PER_ACCOUNT', 10, 1, 100_000),
+    loginLimitPerAccount: integer(env, 'LOGIN_LIMIT_PER_ACCOUNT', 100, 1, 100_000),
+    loginLimitPerAccountAddress: integer(env, 'LOGIN_LIMIT_PER_ACCOUNT_ADDRESS', 10, 1, 100_000),
     loginLimitPerAddress: integer(env, 'LOGIN_LIMIT_PER_ADDRESS', 50, 1, 1_000_000),
     loginLimitWindowSeconds: integer(env, 'LOGIN_LIMIT_WINDOW_SECONDS', 900, 1, 86_400),
     registerLimitPerAddress: integer(env, 'REGISTER_LIMIT_PER_ADDRESS', 20, 1, 1_000_000),

@@ -52,11 +52,19 @@ t.test('each bad value names its variable', async (t) => {
     [{ TRUST_PROXY: '10.0.0.0/8, 300.1.1.1' }, /TRUST_PROXY must be .* \(got "300.1.1.1"\)$/],
     [{ IMAGE_FORMATS: 'png,tiff' }, /^Invalid configuration: IMAGE_FORMATS must be a comma-separated list of jpeg, png, webp, gif, avif \(got "tiff"\)$/],
     [{ IMAGE_FORMATS: ' , ' }, /IMAGE_FORMATS must be a comma-separated list/],
+    [{ LOGIN_LIMIT_PER_ACCOUNT_ADDRESS: '0' }, /LOGIN_LIMIT_PER_ACCOUNT_ADDRESS must be an integer from 1 to 100000/],
   ]
   for (const [env, message] of cases) {
     t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))
     t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), ConfigError)
   }
+})
+
+t.test('sign-in limits: tight per account and address, loose per account', async (t) => {
+  const defaults = loadConfig({ DATA_DIR: 'memory:' })
+  t.equal(defaults.loginLimitPerAccountAddress, 10)
+  t.equal(defaults.loginLimitPerAccount, 100)
+  t.equal(loadConfig({ DATA_DIR: 'memory:', LOGIN_LIMIT_PER_ACCOUNT_ADDRESS: '5' }).loginLimitPerAccountAddress, 5)
 })
 
 t.test('overload limit and CORS origins', async (t) => {
@@ -89,4 +97,32 @@ t.test('the server refuses to start on a bad value, with one line on stderr', as
   const code = await new Promise((resolve) => child.on('exit', resolve))
   t.equal(code, 1)
   t.equal(stderr, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "abc")\n')
+})
+
+t.test('lingering close after a refused body: bytes and time, 0 closes at once', async (t) => {
+  const defaults = loadConfig({ DATA_DIR: 'memory:' })
+  t.equal(defaults.lingeringCloseBytes, 16 * 1024 * 1024)
+  t.equal(defaults.lingeringCloseMs, 10_000)
+  t.equal(loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_MS: '0' }).lingeringCloseMs, 0)
+  t.throws(() => loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_BYTES: '-1' }), /LINGERING_CLOSE_BYTES must be an integer from 0 to 1073741824/)
+  t.throws(() => loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_MS: '120001' }), /LINGERING_CLOSE_MS must be an integer from 0 to 120000/)
+  t.equal(defaults.lingeringCloseMaxSockets, 100, 'at most 100 sockets drain at once')
+  t.equal(loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_MAX_SOCKETS: '0' }).lingeringCloseMaxSockets, 0)
+  t.throws(() => loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_MAX_SOCKETS: '100001' }), /LINGERING_CLOSE_MAX_SOCKETS must be an integer from 0 to 100000/)
+})
+
+t.test('image work bounds and the upload allowance', async (t) => {
+  const defaults = loadConfig({ DATA_DIR: 'memory:' })
+  t.match(defaults, { imageMaxAspectRatio: 20, imageMaxDecodedBytes: 160_000_000, imageConcurrency: 1, imageQueueMax: 8, imageJobsPerUser: 1, uploadRatePerUser: 30, uploadRateWindowSeconds: 3600 })
+  t.equal(loadConfig({ DATA_DIR: 'memory:', IMAGE_QUEUE_MAX: '0' }).imageQueueMax, 0, 'no queue: busy means 503 at once')
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ IMAGE_MAX_ASPECT_RATIO: '0' }, /IMAGE_MAX_ASPECT_RATIO must be an integer from 1 to 10000/],
+    [{ IMAGE_MAX_DECODED_BYTES: '999999' }, /IMAGE_MAX_DECODED_BYTES must be an integer from 1000000 to 4000000000/],
+    [{ IMAGE_CONCURRENCY: '0' }, /IMAGE_CONCURRENCY must be an integer from 1 to 64/],
+    [{ IMAGE_QUEUE_MAX: '-1' }, /IMAGE_QUEUE_MAX must be an integer from 0 to 1000/],
+    [{ IMAGE_JOBS_PER_USER: '0' }, /IMAGE_JOBS_PER_USER must be an integer from 1 to 1000/],
+    [{ UPLOAD_RATE_PER_USER: '0' }, /UPLOAD_RATE_PER_USER must be an integer from 1 to 100000/],
+    [{ UPLOAD_RATE_WINDOW_SECONDS: '86401' }, /UPLOAD_RATE_WINDOW_SECONDS must be an integer from 1 to 86400/],
+  ]
+  for (const [env, message] of cases) t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))
 })

@@ -16,8 +16,6 @@ const env = {
   DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-server-')),
   DATABASE_URL: process.env.DATABASE_URL ?? '',
   JWT_SECRET: 'server-test-secret-server-test-secret-0123',
-  // Every test registers from 127.0.0.1; on a shared PostgreSQL the hourly count outlives a run.
-  REGISTER_LIMIT_PER_ADDRESS: '1000000',
 }
 
 const migrationsApplied = (logs: Record<string, unknown>[]) =>

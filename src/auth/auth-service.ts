@@ -9,7 +9,8 @@ import { ApiError, refuseBlank } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { AccessClaims, Principal } from '../http/security.ts'
 import { isUniqueViolation } from '../db/errors.ts'
-import type { AccountStore, TransactionSql, UserRecord } from './account-store.ts'
+import type { AccountStore, AdminGrantOutcome, TransactionSql, UserRecord } from './account-store.ts'
+import type { PasswordCheckLimit } from './login-limits.ts'
 import { passwordTooLong, type PasswordHasher } from './passwords.ts'
 
 type User = components['schemas']['User']
@@ -35,6 +36,15 @@ export const toUser = (user: UserRecord): User => ({
   updatedAt: user.updatedAt.toISOString(),
 })
 
+/** What start-up (and `npm run user:admin`) say about ADMIN_EMAIL, by grantAdmin's outcome. */
+export const ADMIN_GRANT_MESSAGES: Record<AdminGrantOutcome, string> = {
+  'granted-before': 'this address was made an admin once before (an admin may have demoted it since): left as it is; npm run user:admin promotes it again',
+  created: 'admin account created with ADMIN_PASSWORD',
+  'admin-already': 'this address is an admin already: left as it is',
+  promoted: 'the registered account was made an admin; it keeps its own password',
+  'taken-over': 'the account registered at this address before is now an admin whose password is ADMIN_PASSWORD; all its sessions were ended',
+}
+
 export const normaliseEmail = (email: string) => email.trim().toLowerCase()
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
@@ -43,6 +53,11 @@ const invalidCredentials = () => new ApiError(401, 'INVALID_CREDENTIALS', 'The e
 const invalidRefreshToken = () => new ApiError(401, 'REFRESH_TOKEN_INVALID', 'The refresh token is not valid; sign in again.')
 const sessionRevoked = () =>
   new ApiError(401, 'SESSION_REVOKED', 'This session has ended; sign in again.', [], { 'www-authenticate': 'Bearer error="invalid_token"' })
+
+const currentPasswordIncorrect = () =>
+  new ApiError(403, 'CURRENT_PASSWORD_INCORRECT', 'The current password is wrong.', [
+    { path: '/body/currentPassword', message: 'does not match the current password' },
+  ])
 
 function passwordTooLongError() {
   return new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [
@@ -61,12 +76,6 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
     expiresIn: config.accessTokenTtlSeconds,
     user: toUser(user),
   })
-
-  async function startSession(user: UserRecord) {
-    const refreshToken = newRefreshToken()
-    const sessionId = await store.createSession(user.id, refreshExpiry(), hashToken(refreshToken))
-    return tokenPair(user, sessionId, refreshToken)
-  }
 
   return {
     async register(input: { email: string; password: string; name: string }): Promise<TokenPair> {
@@ -94,7 +103,10 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
       // Unknown email: compare against a decoy so both failures cost the same bcrypt time.
       const matches = await passwords.verify(input.password, user?.passwordHash ?? (await passwords.decoyHash()))
       if (!user || !matches) return null
-      return startSession(user)
+      // Only while the password checked is still the account's: see startSessionIfPassword.
+      const refreshToken = newRefreshToken()
+      const started = await store.startSessionIfPassword(user.id, user.passwordHash, refreshExpiry(), hashToken(refreshToken))
+      return started && tokenPair(started.user, started.sessionId, refreshToken)
     },
 
     invalidCredentials,
@@ -107,12 +119,14 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
       // Presented again after it was exchanged, or racing another request with the same token:
       // someone else may hold a copy, so the whole family ends. The race is treated as reuse too,
       // so that both databases (PGlite runs the two requests one after the other) answer alike.
-      if (token.usedAt !== null || !(await store.claimRefreshToken(token.id))) {
+      if (token.usedAt !== null) {
         await store.revokeSession(session.id)
         throw invalidRefreshToken()
       }
       const next = newRefreshToken()
-      await store.addRefreshToken(session.id, hashToken(next))
+      const outcome = await store.rotateRefreshToken(token.id, session.id, hashToken(next))
+      if (outcome === 'reused') await store.revokeSession(session.id)
+      if (outcome !== 'rotated') throw invalidRefreshToken()
       return tokenPair(session.user, session.id, next)
     },
 
@@ -134,26 +148,37 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
       return toUser(user)
     },
 
-    async updateCurrentUser(principal: Principal, input: { name?: string; password?: string; currentPassword?: string }): Promise<User> {
+    /**
+     * A new password needs the current one, checked under the account's login allowance (`limit`):
+     * without it, a stolen access token would be an unlimited oracle for the password.
+     */
+    async updateCurrentUser(
+      principal: Principal,
+      input: { name?: string; password?: string; currentPassword?: string },
+      limit: PasswordCheckLimit,
+    ): Promise<User> {
       refuseBlank(input.name, '/body/name')
       const user = await store.findUserById(principal.userId)
       if (!user) throw sessionRevoked()
-      let passwordHash: string | undefined
-      if (input.password !== undefined) {
+      const name = input.name?.trim()
+      let updated: UserRecord
+      if (input.password === undefined) updated = await store.updateUser(user.id, { name })
+      else {
         if (passwordTooLong(input.password)) throw passwordTooLongError()
-        if (!(await passwords.verify(input.currentPassword ?? '', user.passwordHash))) {
-          throw new ApiError(403, 'CURRENT_PASSWORD_INCORRECT', 'The current password is wrong.', [
-            { path: '/body/currentPassword', message: 'does not match the current password' },
-          ])
-        }
-        passwordHash = await passwords.hash(input.password)
+        await limit.before(user.email)
+        if (!(await passwords.verify(input.currentPassword ?? '', user.passwordHash))) throw currentPasswordIncorrect()
+        const passwordHash = await passwords.hash(input.password)
+        // Written only if the password checked is still the account's: a takeover or another
+        // change that came in between wins, and this request is refused as a wrong password is
+        // (and counted as one).
+        const changed = await store.changePassword(user.id, user.passwordHash, { passwordHash, name }, principal.sessionId)
+        if (changed === null) throw currentPasswordIncorrect()
+        await limit.accepted(user.email)
+        updated = changed
       }
-      const updated = await store.updateUser(user.id, { name: input.name?.trim(), passwordHash })
       // Whenever a name was given, not only when it differs from the one read above: a concurrent
       // rename may have changed it in between, and cached posts may show either.
       if (input.name !== undefined) await onRenamed?.(user.id)
-      // Whoever else held this account's sessions may have known the old password.
-      if (passwordHash !== undefined) await store.revokeUserSessions(user.id, principal.sessionId)
       return toUser(updated)
     },
 
@@ -173,25 +198,24 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
     },
 
     /**
-     * ADMIN_EMAIL/ADMIN_PASSWORD at start-up, and `npm run user:admin`: creates that admin, or
-     * promotes the existing account (its password is left as it is). Idempotent.
+     * ADMIN_EMAIL/ADMIN_PASSWORD at start-up: once per address, ever (see grantAdmin). An account
+     * registered at that address before is taken over: ADMIN_PASSWORD, its sessions ended.
+     */
+    async bootstrapAdmin(email: string, password: string): Promise<AdminGrantOutcome> {
+      const address = normaliseEmail(email)
+      // Checked first only to spare every later start-up the bcrypt work; grantAdmin decides.
+      if (await store.hasAdminGrant(address)) return 'granted-before'
+      return store.grantAdmin(address, await passwords.hash(password), 'once')
+    },
+
+    /**
+     * `npm run user:admin`: makes the address an admin whatever was granted before. A registered
+     * account keeps its password unless one is given (the script gives ADMIN_PASSWORD when the
+     * address is ADMIN_EMAIL); a missing one is created with the password given.
      */
     async ensureAdmin(email: string, password: string | null) {
-      const promoteExisting = async () => {
-        const existing = await store.findUserByEmail(normaliseEmail(email))
-        if (existing && existing.role !== 'admin') await store.updateUser(existing.id, { role: 'admin' })
-        return existing !== null
-      }
-      if (await promoteExisting()) return { created: false }
-      if (password === null) throw new Error(`No account with the email ${email}; register it first, or give a password to create it.`)
-      try {
-        await store.createAdmin(normaliseEmail(email), 'Administrator', await passwords.hash(password))
-      } catch (error) {
-        // Another instance starting at the same moment created it first: promote what is there.
-        if (isUniqueViolation(error) && (await promoteExisting())) return { created: false }
-        throw error
-      }
-      return { created: true }
+      const outcome = await store.grantAdmin(normaliseEmail(email), password === null ? null : await passwords.hash(password), 'always')
+      return { created: outcome === 'created', outcome }
     },
   }
 }

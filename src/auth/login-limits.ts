@@ -1,56 +1,94 @@
-// Login attempts limited per client address (every attempt counts) and per account (failed
-// attempts count), registrations per address. An account's attempt is counted before its password
-// is checked and given back when it succeeds: counted afterwards, a burst of concurrent guesses
-// would all pass the check before any of them was counted. The counters live in the database
-// (rate-limit-store.ts), so the limits hold across instances. Past a limit: 429 RATE_LIMITED with
-// Retry-After.
+// Login attempts limited per client address (every attempt counts), failed password checks per
+// account from one address (tight) and per account from all addresses together (loose), and
+// registrations per address. The tight limit is per (account, address) so that an attacker who
+// spends it locks out only themselves, not the account's owner; the account-wide one is much
+// higher and still stops a guesser spread over many addresses. Addresses are counted as
+// client-address.ts says (an IPv6 client by its /64).
+// A password check is counted before it runs and given back when it matched: counted afterwards,
+// a burst of concurrent guesses would all reach bcrypt before any of them was counted. PATCH /me's
+// currentPassword is checked under the same allowances as a login: the address counts every one.
+// The counters live in the database (rate-limit-store.ts), so the limits hold across instances.
+// Past a limit: 429 RATE_LIMITED with Retry-After.
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import { ApiError } from '../http/api-error.ts'
-import { makeRateLimitStore, releaseOne } from './rate-limit-store.ts'
+import { addressKey } from './client-address.ts'
+import { countOne, makeRateLimitStore, releaseOne } from './rate-limit-store.ts'
 
-interface LimitStatus {
-  max: number
-  remaining: number
-  ttlInSeconds: number
+/** Counts a password check against the account's allowance before it runs; gives it back when it matched. */
+export interface PasswordCheckLimit {
+  before(email: string): Promise<void>
+  accepted(email: string): Promise<void>
 }
 
-const accountKey = (request: FastifyRequest) => `login:account:${String((request.body as { email?: string }).email).trim().toLowerCase()}`
+const normalised = (email: unknown) => String(email).trim().toLowerCase()
+const accountKey = (email: string) => `login:account:${normalised(email)}`
+const accountAddressKey = (email: string, ip: string) => `login:account-address:${normalised(email)}:${addressKey(ip)}`
 
-function tooMany(status: LimitStatus, what: string) {
-  const seconds = String(Math.max(1, status.ttlInSeconds))
+function tooMany(max: number, ttlMs: number, what: string) {
+  const seconds = String(Math.max(1, Math.ceil(ttlMs / 1000)))
   return new ApiError(429, 'RATE_LIMITED', `Too many ${what}; try again in ${seconds} s.`, [], {
     'retry-after': seconds,
-    'ratelimit-limit': String(status.max),
+    'ratelimit-limit': String(max),
     'ratelimit-remaining': '0',
     'ratelimit-reset': seconds,
   })
 }
 
 export async function makeLoginLimits(app: FastifyInstance, prisma: PrismaClient, config: Config) {
+  // The same counters, as a @fastify/rate-limit store: app.createRateLimit for other limits.
   await app.register(fastifyRateLimit, { global: false, store: makeRateLimitStore(prisma) })
   const window = config.loginLimitWindowSeconds * 1000
-  const perAddress = app.createRateLimit({ max: config.loginLimitPerAddress, timeWindow: window, keyGenerator: (request) => `login:address:${request.ip}` })
-  const perAccount = app.createRateLimit({ max: config.loginLimitPerAccount, timeWindow: window, keyGenerator: accountKey })
-  const registrations = app.createRateLimit({ max: config.registerLimitPerAddress, timeWindow: 3_600_000, keyGenerator: (request) => `register:address:${request.ip}` })
+
+  /** Counts one against `key`; refuses past `max`. */
+  async function spend(key: string, max: number, windowMs: number, what: string) {
+    const { current, ttl } = await countOne(prisma, key, windowMs)
+    if (current > max) throw tooMany(max, ttl, what)
+  }
+
+  /** Every password check from an address, whatever the account and the outcome. */
+  const spendAddress = (request: FastifyRequest) =>
+    spend(`login:address:${addressKey(request.ip)}`, config.loginLimitPerAddress, window, 'login attempts from this address')
+
+  const passwordCheck = (ip: string): PasswordCheckLimit => ({
+    async before(email) {
+      const pairKey = accountAddressKey(email, ip)
+      await spend(pairKey, config.loginLimitPerAccountAddress, window, 'failed sign-ins for this account from this address')
+      try {
+        await spend(accountKey(email), config.loginLimitPerAccount, window, 'failed sign-ins for this account')
+      } catch (error) {
+        // Refused before any check: it must not keep this address waiting once the account's window ends.
+        await releaseOne(prisma, pairKey)
+        throw error
+      }
+    },
+    async accepted(email) {
+      await Promise.all([releaseOne(prisma, accountAddressKey(email, ip)), releaseOne(prisma, accountKey(email))])
+    },
+  })
 
   return {
-    /** Counts the attempt against the address and the account; refuses it when either limit is spent. */
+    /** Counts the attempt against the address, then the password check against the account. */
     async beforeLogin(request: FastifyRequest) {
-      const address = (await perAddress(request)) as LimitStatus & { isExceeded: boolean }
-      if (address.isExceeded) throw tooMany(address, 'login attempts from this address')
-      const account = (await perAccount(request)) as LimitStatus & { isExceeded: boolean }
-      if (account.isExceeded) throw tooMany(account, 'failed logins for this account')
+      await spendAddress(request)
+      await passwordCheck(request.ip).before((request.body as { email: string }).email)
     },
-    /** Gives the account back the attempt counted by beforeLogin: only failures use up its limit. */
+    /** Gives the account back the check counted by beforeLogin: only failures use up its allowance. */
     async loginSucceeded(request: FastifyRequest) {
-      await releaseOne(prisma, accountKey(request))
+      await passwordCheck(request.ip).accepted((request.body as { email: string }).email)
     },
+    /** The account allowance for a password checked elsewhere (PATCH /me's currentPassword). */
+    passwordCheck: (request: FastifyRequest) => passwordCheck(request.ip),
+    /**
+     * A PATCH /me that carries a currentPassword counts against the address as a login attempt
+     * does, right or wrong: each is bcrypt work (a check and a new hash), and the account's
+     * allowance gives right ones back, so nothing else bounds a caller who knows the password.
+     */
+    beforeCurrentPasswordCheck: spendAddress,
     async beforeRegister(request: FastifyRequest) {
-      const address = (await registrations(request)) as LimitStatus & { isExceeded: boolean }
-      if (address.isExceeded) throw tooMany(address, 'registrations from this address')
+      await spend(`register:address:${addressKey(request.ip)}`, config.registerLimitPerAddress, 3_600_000, 'registrations from this address')
     },
   }
 }

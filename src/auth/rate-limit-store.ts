@@ -1,5 +1,6 @@
-// A @fastify/rate-limit store kept in the database, so a limit holds across every instance on
-// one Postgres. One atomic upsert per attempt: the window restarts when the previous one is over.
+// Rate-limit counters kept in the database, so a limit holds across every instance on one
+// Postgres. One atomic upsert per attempt: the window restarts when the previous one is over.
+// Used directly by the login limits (login-limits.ts), and as a @fastify/rate-limit store.
 import type { PrismaClient } from '../generated/prisma/client.ts'
 
 interface Counter {
@@ -8,17 +9,23 @@ interface Counter {
 }
 type Callback = (error: Error | null, result?: Counter) => void
 
+/** Counts one more against `key` in its current window; answers the count and the ms left. */
+export async function countOne(prisma: PrismaClient, key: string, timeWindowMs: number): Promise<Counter> {
+  const rows = await prisma.$queryRaw<{ count: number; ttl: number }[]>`
+    insert into rate_limit_counters (key, count, reset_at)
+    values (${key}, 1, now() + ${timeWindowMs} * interval '1 millisecond')
+    on conflict (key) do update set
+      count = case when rate_limit_counters.reset_at <= now() then 1 else rate_limit_counters.count + 1 end,
+      reset_at = case when rate_limit_counters.reset_at <= now() then excluded.reset_at else rate_limit_counters.reset_at end
+    returning count, ceil(extract(epoch from (reset_at - now())) * 1000)::int as ttl`
+  return { current: rows[0]!.count, ttl: Math.max(0, rows[0]!.ttl) }
+}
+
 export function makeRateLimitStore(prisma: PrismaClient) {
   return class DatabaseRateLimitStore {
     incr(key: string, callback: Callback, timeWindow: number) {
-      prisma.$queryRaw<{ count: number; ttl: number }[]>`
-        insert into rate_limit_counters (key, count, reset_at)
-        values (${key}, 1, now() + ${timeWindow} * interval '1 millisecond')
-        on conflict (key) do update set
-          count = case when rate_limit_counters.reset_at <= now() then 1 else rate_limit_counters.count + 1 end,
-          reset_at = case when rate_limit_counters.reset_at <= now() then excluded.reset_at else rate_limit_counters.reset_at end
-        returning count, ceil(extract(epoch from (reset_at - now())) * 1000)::int as ttl`
-        .then((rows) => callback(null, { current: rows[0]!.count, ttl: Math.max(0, rows[0]!.ttl) }))
+      countOne(prisma, key, timeWindow)
+        .then((counter) => callback(null, counter))
         .catch((error: Error) => callback(error))
     }
 

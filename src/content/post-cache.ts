@@ -31,20 +31,6 @@ export interface PostCacheStats {
 /** What a selective invalidation matches on: the post itself, its author, or one of its categories. */
 export type PostSelector = { postId: string } | { authorId: string } | { categoryId: string }
 
-/**
- * Every id here is a UUID, which the spec (`format: uuid`) and the database accept in either case,
- * while the database always returns it in lower case. Keys and selectors are put in that one
- * spelling here, so a read and a write naming one post differently still meet on one entry.
- */
-const canonical = (id: string) => id.toLowerCase()
-
-const canonicalSelector = (selector: PostSelector): PostSelector =>
-  'postId' in selector
-    ? { postId: canonical(selector.postId) }
-    : 'authorId' in selector
-      ? { authorId: canonical(selector.authorId) }
-      : { categoryId: canonical(selector.categoryId) }
-
 const matches = (post: Post, selector: PostSelector) =>
   'postId' in selector
     ? post.id === selector.postId
@@ -99,8 +85,7 @@ export function makePostCache(load: (id: string) => Promise<Post | null>, option
 
   return {
     /** The post as stored, or null when there is none; from memory when it is there. */
-    async get(requested: string): Promise<CachedPost | null> {
-      const id = canonical(requested)
+    async get(id: string): Promise<CachedPost | null> {
       const cached = enabled ? cache.get(id) : undefined
       if (cached) {
         stats.hits++
@@ -110,8 +95,7 @@ export function makePostCache(load: (id: string) => Promise<Post | null>, option
     },
 
     /** Forgets every post the selector matches (and every read in flight that might). */
-    invalidate(given: PostSelector) {
-      const selector = canonicalSelector(given)
+    invalidate(selector: PostSelector) {
       if ('postId' in selector) {
         cache.delete(selector.postId)
         inflight.delete(selector.postId)

@@ -1,4 +1,4 @@
-// How a post looks on the wire, its ETag, and its derived excerpt.
+// How a post looks on the wire, and its ETag. Its excerpt is derived in excerpt.ts.
 import { createHash } from 'node:crypto'
 import type { components } from '../generated/api.ts'
 import type { PostRecord } from './post-store.ts'
@@ -28,20 +28,3 @@ export function toPost(post: PostRecord): Post {
 
 /** A strong ETag over everything the client sees: any change to the representation changes it. */
 export const etagOf = (post: Post) => `"${createHash('sha256').update(JSON.stringify(post)).digest('base64url').slice(0, 32)}"`
-
-const EXCERPT_LENGTH = 280
-
-/** The first words of the body as plain text: Markdown syntax removed, cut at a word boundary. */
-export function deriveExcerpt(markdown: string): string {
-  const text = markdown
-    .replace(/```[\s\S]*?```/g, ' ')
-    .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
-    .replace(/[*_`~]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-  if (text.length <= EXCERPT_LENGTH) return text
-  const cut = text.slice(0, EXCERPT_LENGTH)
-  return `${cut.slice(0, cut.lastIndexOf(' ') > 0 ? cut.lastIndexOf(' ') : EXCERPT_LENGTH)}…`
-}

@@ -8,7 +8,9 @@ import type { Principal } from '../http/security.ts'
 import type { CachedPost, PostCache } from './post-cache.ts'
 import type { PostChanges } from './post-changes.ts'
 import { makePostStore, type PostRecord, type Tx } from './post-store.ts'
-import { deriveExcerpt, etagOf, toPost, type Post } from './post-view.ts'
+import { deriveExcerpt } from './excerpt.ts'
+import { safeSearchText } from './search-query.ts'
+import { etagOf, toPost, type Post } from './post-view.ts'
 import { canEdit, canSee } from './visibility.ts'
 
 type CreatePost = components['schemas']['CreatePostRequest']
@@ -55,10 +57,12 @@ export interface PostServiceOptions {
   /** The posts GET /posts/{id} serves, and how writes make every instance forget them. */
   cache: PostCache
   changes: PostChanges
+  /** How long the client waits for one query; the server ends a write's statements sooner. */
+  databaseTimeoutMs?: number
 }
 
-export function makePostService({ prisma, publications, requestImageSweep, cache, changes }: PostServiceOptions) {
-  const store = makePostStore(prisma)
+export function makePostService({ prisma, publications, requestImageSweep, cache, changes, databaseTimeoutMs }: PostServiceOptions) {
+  const store = makePostStore(prisma, { databaseTimeoutMs })
   const sqlIn = (tx: Tx) => async (text: string, values: unknown[] = []) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(text, ...values) })
 
   /**
@@ -68,11 +72,9 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
    */
   async function lockCategories(tx: Tx, ids: string[] | undefined): Promise<{ ids: string[]; unknown: number }> {
     if (!ids || ids.length === 0) return { ids: [await store.defaultCategoryId(tx)], unknown: -1 }
-    // `format: uuid` takes either case and uniqueItems compares as written: the same category in
-    // two spellings is one category, filed once (not a duplicate row, nor "not a category").
-    const lowered = ids.map((id) => id.toLowerCase())
-    const existing = await store.existingCategoryIds(tx, lowered)
-    return { ids: [...new Set(lowered)], unknown: lowered.findIndex((id) => !existing.has(id)) }
+    // Ids arrive lower-cased by request validation, and uniqueItems has refused duplicates.
+    const existing = await store.existingCategoryIds(tx, ids)
+    return { ids, unknown: ids.findIndex((id) => !existing.has(id)) }
   }
 
   /** The locked category ids; 422 when one of them is not a category. */
@@ -114,7 +116,7 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
           },
           select: { id: true },
         })
-        await store.reindex(tx, post.id)
+        await store.reindex(tx, post.id, input.title, input.body)
         if (status === 'scheduled') {
           const publishJobId = await publications.schedule(post.id, publishedAt!, sqlIn(tx))
           await tx.post.update({ where: { id: post.id }, data: { publishJobId } })
@@ -182,7 +184,7 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
           await tx.postCategory.deleteMany({ where: { postId: id } })
           await tx.postCategory.createMany({ data: categoryIds.map((categoryId) => ({ postId: id, categoryId })) })
         }
-        if (input.title !== undefined || input.body !== undefined) await store.reindex(tx, id)
+        if (input.title !== undefined || input.body !== undefined) await store.reindex(tx, id, input.title ?? current.title, body)
         return (await store.find(id, tx))!
       })
       await changes.changed({ postId: id })
@@ -214,7 +216,8 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
       const categoryId = query.category === undefined ? undefined : await store.categoryIdOf(query.category)
       if (categoryId === null) return empty
       const after = decodeCursor(query.cursor)
-      const rows = await store.list({ status, authorId, categoryId, search: query.q, after, limit })
+      const search = query.q === undefined ? undefined : safeSearchText(query.q)
+      const rows = await store.list({ status, authorId, categoryId, search, after, limit })
       const sortKey = (post: PostRecord) => ({ at: status === 'draft' ? post.createdAt : post.publishedAt!, id: post.id })
       const { items, nextCursor } = pageOf(rows, limit, sortKey)
       return { posts: items.map(toPost), page: { limit, nextCursor } }

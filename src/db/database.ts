@@ -45,7 +45,7 @@ function once(close: () => Promise<void>): () => Promise<void> {
 }
 
 export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolMax' | 'databaseTimeoutMs'>): Promise<Database> {
-  return config.databaseUrl === null ? openEmbedded(config.dataDir) : openPostgres(config)
+  return config.databaseUrl === null ? openEmbedded(config.dataDir, config.databaseTimeoutMs) : openPostgres(config)
 }
 
 async function openPostgres(config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'databaseTimeoutMs'>): Promise<Database> {
@@ -134,7 +134,7 @@ async function clusterDirectory(dataDir: string): Promise<string> {
   return directory
 }
 
-async function openEmbedded(dataDir: string | null): Promise<Database> {
+async function openEmbedded(dataDir: string | null, timeoutMs: number): Promise<Database> {
   let pglite: PGlite
   if (dataDir === null) {
     pglite = new PGlite({ loadDataDir: await loadEmptyCluster() })
@@ -144,7 +144,9 @@ async function openEmbedded(dataDir: string | null): Promise<Database> {
   // Prisma's first query can hang if it races PGlite's start-up (TRAPS.md).
   await pglite.waitReady
   const adapterFactory = new PrismaPGlite(pglite)
-  const prisma = new PrismaClient({ adapter: adapterFactory })
+  // PGlite is one connection: transactions queue for it. They wait as long as a query may take
+  // (DATABASE_TIMEOUT_MS), not Prisma's 2 s, before the answer is 503.
+  const prisma = new PrismaClient({ adapter: adapterFactory, transactionOptions: { maxWait: timeoutMs } })
   return {
     kind: 'embedded',
     prisma,

@@ -17,10 +17,21 @@ const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024'])
 /** The driver adapter's kinds for the same (see @prisma/adapter-pg's convertDriverError). */
 const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections'])
 /**
- * SQLSTATEs of a server going away or not yet back: class 08 (connection exception), 57P01–57P03
- * (admin shutdown, crash shutdown, cannot connect now: starting up), 53300 (too many connections).
+ * SQLSTATEs (PostgreSQL's errcodes table) of a database that cannot serve now but may soon, where
+ * retrying later is the client's right move: class 08 (connection exception), class 53
+ * (insufficient resources: disk full, out of memory, too many connections), class 57 (operator
+ * intervention: shutdown, crash, starting up, query cancelled, database dropped, idle session
+ * ended), 55000 (a database not accepting connections), 55P03 (a lock not available in time) and
+ * 25006 (a read-only transaction: a standby, during a failover). Class 58 (I/O errors) and XX
+ * (internal errors) stay 500: faults, logged as errors.
  */
-const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/
+const UNAVAILABLE_SQLSTATE = /^(08|53|57)[0-9A-Z]{3}$|^(55000|55P03|25006)$/
+/**
+ * Prisma's P2028 "Unable to start a transaction in the given time": every connection (PGlite's only
+ * one) is busy in other transactions past maxWait. Other P2028s (a transaction used after it ended)
+ * are bugs.
+ */
+const TRANSACTION_START_TIMEOUT = /Unable to start a transaction in the given time/
 /** node-postgres raises these as plain Errors, without a code. */
 const PG_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/
 
@@ -28,7 +39,7 @@ interface Inspectable {
   code?: unknown
   message?: unknown
   cause?: unknown
-  meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown } } }
+  meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown; originalCode?: unknown } } }
 }
 
 /**
@@ -40,8 +51,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const { code, message, cause, meta } = at as Inspectable
     const adapterCause = meta?.driverAdapterError?.cause
     if (typeof code === 'string' && (SOCKET_CODES.has(code) || PRISMA_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true
+    if (code === 'P2028' && typeof message === 'string' && TRANSACTION_START_TIMEOUT.test(message)) return true
     if (typeof adapterCause?.kind === 'string' && ADAPTER_KINDS.has(adapterCause.kind)) return true
-    if (adapterCause?.kind === 'postgres' && typeof adapterCause.code === 'string' && UNAVAILABLE_SQLSTATE.test(adapterCause.code)) return true
+    // The adapter names some SQLSTATEs by a kind of its own, keeping the code as originalCode.
+    const sqlState = adapterCause?.kind === 'postgres' ? adapterCause.code : adapterCause?.originalCode
+    if (typeof sqlState === 'string' && UNAVAILABLE_SQLSTATE.test(sqlState)) return true
     if (typeof message === 'string' && PG_MESSAGES.test(message)) return true
     at = cause
   }

@@ -103,7 +103,8 @@ export interface paths {
          * @description Open to anyone. Checks the database (with a round trip whose latency is
          *     reported) and the job queue; use it for readiness probes. When either is
          *     down the answer is `503 SERVICE_UNAVAILABLE`, whose `details` name each
-         *     failing component (`path: database`, `path: queue`).
+         *     failing component (`path: database`, `path: queue`); why it failed is
+         *     written in the server's log, not in the answer.
          */
         get: operations["getHealth"];
         put?: never;
@@ -154,7 +155,16 @@ export interface paths {
          *     email and a wrong password get the same answer, `401 INVALID_CREDENTIALS`,
          *     in about the same time, so accounts cannot be enumerated. Attempts are rate
          *     limited per account and per client address (`429 RATE_LIMITED`, with
-         *     `Retry-After`).
+         *     `Retry-After`): every attempt counts against the client address
+         *     (`LOGIN_LIMIT_PER_ADDRESS`, default 50 per window); failed ones count against
+         *     the account from that address (`LOGIN_LIMIT_PER_ACCOUNT_ADDRESS`, default 10), so
+         *     someone guessing from one address does not lock the account's owner out, and
+         *     against the account from all addresses together (`LOGIN_LIMIT_PER_ACCOUNT`,
+         *     default 100), which stops a guesser spread over many addresses. An IPv6 client
+         *     is counted by its /64. The window is `LOGIN_LIMIT_WINDOW_SECONDS` (default 900).
+         *     A session is started only if the password checked is still the account's: when
+         *     it was changed while the login was being checked, the answer is
+         *     `401 INVALID_CREDENTIALS`.
          */
         post: operations["login"];
         delete?: never;
@@ -208,9 +218,17 @@ export interface paths {
          * Change the signed-in user's name or password
          * @description Any signed-in user, on their own account. Changes the display name, the
          *     password, or both. A new `password` needs the `currentPassword`; a wrong one
-         *     is `403 CURRENT_PASSWORD_INCORRECT`. A password change ends every other
-         *     session of the user; the current one keeps working. Email and role cannot be
-         *     changed here (unknown fields are `400`).
+         *     is `403 CURRENT_PASSWORD_INCORRECT`, and counts against the account's failed
+         *     sign-ins exactly as a failed login does (see `login`): past that allowance even
+         *     the right one is `429 RATE_LIMITED`, with `Retry-After`. Every request that
+         *     carries a `currentPassword`, right or wrong, also counts against the client
+         *     address as a login attempt does (`LOGIN_LIMIT_PER_ADDRESS`, shared with `login`).
+         *     The new password is written only if the password checked is still the account's
+         *     when it is written: when it was changed meanwhile (by another of the user's
+         *     sessions, or by an operator taking the account over), the request is
+         *     `403 CURRENT_PASSWORD_INCORRECT` as well and changes nothing. A password change
+         *     ends every other session of the user; the current one keeps working. Email and
+         *     role cannot be changed here (unknown fields are `400`).
          */
         patch: operations["updateCurrentUser"];
         trace?: never;
@@ -401,6 +419,13 @@ export interface paths {
          *
          *     - Size: at most 5 MiB by default (configurable); a larger upload is
          *       `413 PAYLOAD_TOO_LARGE`, cut off as soon as the limit is crossed.
+         *     - Refusals sent before the body was read whole (`401`, `403`, `404`,
+         *       `413`, `415`, `429`) carry `Connection: close`; the server then reads
+         *       and discards up to 16 MiB more of the body for up to 10 s (both
+         *       configurable) before closing, so a client that sends its whole body
+         *       before reading the answer (such as `fetch`) still receives it. A body
+         *       declared longer than that is not read: the connection closes at once,
+         *       as it does when 100 connections (configurable) are draining already.
          *     - Format: JPEG, PNG, WebP, GIF or AVIF (the operator may accept fewer), decided
          *       from the file's bytes, never from its name or the part's `Content-Type`;
          *       anything else (SVG included) is
@@ -409,6 +434,29 @@ export interface paths {
          *     - Pixels: at most 40 megapixels by default (configurable), checked before
          *       decoding: `422 IMAGE_TOO_MANY_PIXELS`. A file that does not decode is
          *       `422 IMAGE_INVALID`.
+         *     - Metadata, before any decoder reads the file: at most 64 metadata blocks
+         *       (PNG text, `iCCP`, `eXIf` and other ancillary chunks; JPEG `APPn` and
+         *       `COM` segments; WebP `ICCP`, `EXIF`, `XMP ` and unknown chunks; GIF
+         *       comment, application and plain-text extensions; AVIF `Exif` and XMP
+         *       items and ICC profiles) and at most 1 MiB of them in all, compressed
+         *       ones (`zTXt`, `iTXt`, `iCCP`) counted once inflated:
+         *       `422 IMAGE_METADATA_TOO_LARGE`. None of it is kept anyway.
+         *     - Shape and memory, also from the header before decoding (both
+         *       configurable): the longer side at most 20 times the shorter one
+         *       (`422 IMAGE_BAD_DIMENSIONS`), and at most 160 MB of memory to decode the
+         *       image and encode its sizes, as estimated for its format (a progressive
+         *       JPEG, an interlaced PNG, a GIF or an AVIF needs several times what a
+         *       baseline JPEG of the same pixels needs; a 16-bit image twice an 8-bit
+         *       one): `422 IMAGE_TOO_MANY_PIXELS`.
+         *     - Load: a few images are decoded at once and a few more wait their turn;
+         *       past that the upload is `503 SERVICE_UNAVAILABLE` with `Retry-After`.
+         *       Each user holds one of those places at a time by default (configurable):
+         *       an upload while another of theirs is waiting or being processed is
+         *       `429 RATE_LIMITED` with `Retry-After`. Uploads answered either way are
+         *       not counted against the allowance below.
+         *       Each user may upload 30 thumbnails an hour by default (configurable,
+         *       counted across instances): past that, `429 RATE_LIMITED` with
+         *       `Retry-After` and `RateLimit-*` headers, before the body is read.
          *     - Processing: the image is decoded, its orientation applied, and re-encoded
          *       as WebP (which strips all metadata, GPS included) at widths 320, 640 and
          *       1280 pixels; an original is never upscaled, so a narrower one yields fewer
@@ -451,7 +499,9 @@ export interface paths {
          *     including its newest refresh token and its access tokens. Of two concurrent
          *     refreshes with one token, exactly one gets a new pair; the other is a second
          *     presentation all the same, so the session ends and the new pair is refused
-         *     too. A client refreshes one request at a time.
+         *     too. A client refreshes one request at a time. A refresh that meets the end of
+         *     its session (logout, password change, an operator's takeover) while it rotates
+         *     is `401 REFRESH_TOKEN_INVALID`: it never answers with tokens of an ended session.
          */
         post: operations["refreshSession"];
         delete?: never;
@@ -478,7 +528,8 @@ export interface paths {
          *     and at most 72 bytes of UTF-8; violations are `400 VALIDATION_FAILED` naming
          *     `/body/password`. A welcome email is sent in the background; the answer does
          *     not wait for it, and a failing mail server never fails a registration.
-         *     Rate limited per client address (`429 RATE_LIMITED`).
+         *     Rate limited per client address (`429 RATE_LIMITED`); an IPv6 client is
+         *     counted by its /64.
          */
         post: operations["register"];
         delete?: never;
@@ -602,7 +653,7 @@ export interface components {
         };
         CreateCategoryRequest: {
             /**
-             * @description Shown without surrounding white space; not blank (white space only is refused).
+             * @description Shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused).
              * @example Photography
              */
             name: string;
@@ -613,7 +664,7 @@ export interface components {
             slug?: string;
         };
         CreateCommentRequest: {
-            /** @description Plain text, shown as written; not blank (white space only is refused). */
+            /** @description Plain text, shown as written; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             body: string;
             /**
              * Format: uuid
@@ -627,7 +678,7 @@ export interface components {
          *     naming `/body/publishedAt`).
          */
         CreatePostRequest: {
-            /** @description Markdown; not blank (white space only is refused). */
+            /** @description Markdown; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             body: string;
             /** @description The post's categories; absent or empty means the default category. */
             categoryIds?: string[];
@@ -640,7 +691,7 @@ export interface components {
             publishedAt?: string;
             /** @default draft */
             status: components["schemas"]["PostStatus"];
-            /** @description Not blank (white space only is refused). */
+            /** @description Not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             title: string;
         };
         /** @description What went wrong. */
@@ -663,6 +714,9 @@ export interface components {
          *     - `ROUTE_NOT_FOUND` (404): no operation has this path.
          *     - `METHOD_NOT_ALLOWED` (405): the path exists but not with this method.
          *     - `NOT_ACCEPTABLE` (406): the server cannot answer in a type the `Accept` header allows.
+         *     - `MALFORMED_REQUEST` (400): the request is not valid HTTP (its request line or headers cannot be parsed, its chunked framing is broken, or it is HTTP/1.1 without `Host`).
+         *     - `REQUEST_TIMEOUT` (408): the whole request was not received within 30 seconds.
+         *     - `HEADERS_TOO_LARGE` (431): the request line and headers together are over 16 KiB.
          *     - `UNAUTHENTICATED` (401): no access token was sent where one is needed.
          *     - `TOKEN_EXPIRED` (401): the access token expired; refresh it.
          *     - `TOKEN_INVALID` (401): the access token is malformed, badly signed, or not meant for this API.
@@ -685,6 +739,8 @@ export interface components {
          *     - `IMAGE_UNSUPPORTED_TYPE` (415): the uploaded file is not an accepted image format.
          *     - `IMAGE_TOO_MANY_PIXELS` (422): the uploaded image has too many pixels.
          *     - `IMAGE_INVALID` (422): the uploaded image cannot be decoded.
+         *     - `IMAGE_BAD_DIMENSIONS` (422): the uploaded image is too elongated (its aspect ratio is past the limit).
+         *     - `IMAGE_METADATA_TOO_LARGE` (422): the uploaded image carries more metadata (text, EXIF, XMP, ICC profiles, comments) than allowed.
          *     - `THUMBNAIL_NOT_FOUND` (404): the post has no thumbnail.
          *     - `PRECONDITION_FAILED` (412): `If-Match` no longer matches the resource.
          *     - `NOT_IMPLEMENTED` (501): the operation is not implemented yet.
@@ -692,13 +748,15 @@ export interface components {
          *     - `INTERNAL_ERROR` (500): an unexpected failure; no details are disclosed.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "FORBIDDEN" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "THUMBNAIL_NOT_FOUND" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "FORBIDDEN" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** @description One problem with the request. */
         ErrorDetail: {
             /**
              * @description For `VALIDATION_FAILED`, the JSON Schema keyword that failed (`required`, `maxLength`,
              *     `format`, `additionalProperties`, …), or `noNulCharacter` for a string holding the NUL
-             *     character and `finite` for a number that is not finite (`limit=1e400`).
+             *     character and `finite` for a number that is not finite (`limit=1e400`); `maxDepth` and
+             *     `maxEntries` for a JSON body too deep or too large in entries to be checked; `truncated`
+             *     on the last entry of a list cut at 20 problems, its `message` saying how many more there were.
              * @example format
              */
             code?: string;
@@ -711,7 +769,8 @@ export interface components {
              * @description Where the problem is: the request location and a JSON Pointer into it
              *     (`/body/email`, `/body/categoryIds/1`, `/query/limit`, `/params/id`,
              *     `/headers/if-match`). For an unknown field it names that field, for a
-             *     missing one the field that is missing. For `SERVICE_UNAVAILABLE`, the
+             *     missing one the field that is missing; a field name over 64 characters is
+             *     quoted by its first 63 and `…`. For `SERVICE_UNAVAILABLE`, the
              *     name of the failing component (`database`, `queue`).
              * @example /body/email
              */
@@ -796,7 +855,7 @@ export interface components {
             time: string;
             /**
              * @description The version of this contract the server implements (`info.version`).
-             * @example 0.2.0
+             * @example 0.3.0
              */
             version: string;
         };
@@ -861,7 +920,7 @@ export interface components {
              */
             email: string;
             /**
-             * @description Display name; shown without surrounding white space; not blank (white space only is refused).
+             * @description Display name; shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused).
              * @example Alice Martin
              */
             name: string;
@@ -929,19 +988,19 @@ export interface components {
         };
         /** @description Send at least one field. Renaming keeps the slug unless `slug` is sent. */
         UpdateCategoryRequest: {
-            /** @description Shown without surrounding white space; not blank (white space only is refused). */
+            /** @description Shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             name?: string;
             slug?: string;
         };
         UpdateCommentRequest: {
-            /** @description Plain text, shown as written; not blank (white space only is refused). */
+            /** @description Plain text, shown as written; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             body: string;
         };
         /** @description Send at least one field; a new `password` needs `currentPassword`. */
         UpdateCurrentUserRequest: {
             /** @description The password in use now; required with `password`. */
             currentPassword?: string;
-            /** @description Shown without surrounding white space; not blank (white space only is refused). */
+            /** @description Shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             name?: string;
             /** @description The new password; same rules as at registration (at most 72 bytes of UTF-8). */
             password?: string;
@@ -951,7 +1010,7 @@ export interface components {
          *     when the post ends up `scheduled` (checked by the server).
          */
         UpdatePostRequest: {
-            /** @description Markdown; not blank (white space only is refused). */
+            /** @description Markdown; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             body?: string;
             /** @description Replaces the post's categories; empty means the default category. */
             categoryIds?: string[];
@@ -962,7 +1021,7 @@ export interface components {
              */
             publishedAt?: string;
             status?: components["schemas"]["PostStatus"];
-            /** @description Not blank (white space only is refused). */
+            /** @description Not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             title?: string;
         };
         UpdateUserRequest: {
@@ -1001,8 +1060,14 @@ export interface components {
          * @description The request is invalid.
          *     - `VALIDATION_FAILED`: a parameter or the body breaks the schema or a rule;
          *       `details` has one entry per problem, each naming the field by location and
-         *       JSON Pointer (`/body/email`, `/query/limit`, `/params/id`).
+         *       JSON Pointer (`/body/email`, `/query/limit`, `/params/id`). At most 20
+         *       problems are listed: when there are more, a 21st entry with code `truncated`
+         *       says how many were left out. A JSON body nested more than 32 levels deep
+         *       (code `maxDepth`) or holding more than 1000 array items and object members in
+         *       all (code `maxEntries`) is refused as a whole, on `/body`, before it is
+         *       checked field by field: no request schema comes near either bound.
          *     - `MALFORMED_JSON`: the body is not JSON.
+         *     - `MALFORMED_REQUEST`: the request is not valid HTTP (see `MalformedRequest`).
          */
         BadRequest: {
             headers: {
@@ -1044,10 +1109,41 @@ export interface components {
             };
         };
         /**
+         * @description `HEADERS_TOO_LARGE`: the request line and headers together are over 16 KiB (a long
+         *     URL or query string included); no operation was run. Any operation can be
+         *     answered so. The connection is then closed (`Connection: close`).
+         */
+        HeadersTooLarge: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
          * @description `INVALID_CREDENTIALS`: the email is unknown or the password is wrong (the
          *     answer does not say which).
          */
         InvalidCredentials: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description `MALFORMED_REQUEST`: the request is not valid HTTP, and no operation was run: a
+         *     request line or header that cannot be parsed, a body whose chunked framing is
+         *     broken or whose chunk extensions are over 16 KiB, or an HTTP/1.1 request without
+         *     a `Host` header. Any operation can be answered so. When the request could not be
+         *     read to its end, the connection is then closed (`Connection: close`), after the
+         *     answers to the requests sent before it on that connection.
+         */
+        MalformedRequest: {
             headers: {
                 "API-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
@@ -1114,10 +1210,24 @@ export interface components {
             };
         };
         /**
+         * @description `REQUEST_TIMEOUT`: the whole request, headers and body, was not received within
+         *     30 seconds; no operation was run (or, for an upload, it stopped reading). Any
+         *     operation can be answered so. The connection is then closed (`Connection: close`).
+         */
+        RequestTimeout: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
          * @description `SERVICE_UNAVAILABLE`: a dependency is down, or the instance is overloaded.
          *     `details` has one entry per failing component, whose `path` is the
-         *     component's name (`database`, `queue`, `server` when overloaded). Retry
-         *     after `Retry-After` seconds.
+         *     component's name (`database`, `queue`, `server` when overloaded, `images`
+         *     when too many uploads wait to be decoded). Retry after `Retry-After` seconds.
          */
         ServiceUnavailable: {
             headers: {
@@ -1131,7 +1241,8 @@ export interface components {
         };
         /**
          * @description `RATE_LIMITED`: too many attempts from this client address or for this
-         *     account. Wait `Retry-After` seconds.
+         *     account, or too many uploads by this user (in the hour, or at once).
+         *     Wait `Retry-After` seconds.
          */
         TooManyRequests: {
             headers: {
@@ -1191,8 +1302,15 @@ export interface components {
          *     - `PARENT_COMMENT_INVALID` (`createComment`): `parentId` is not a top-level
          *       comment of the same post.
          *     - `IMAGE_TOO_MANY_PIXELS` (`uploadPostThumbnail`): the image has more pixels
-         *       than allowed (40 megapixels by default).
+         *       than allowed (40 megapixels by default), or decoding it would take more
+         *       memory than allowed (160 MB by default, estimated from its header for its
+         *       format, channels and bit depth).
          *     - `IMAGE_INVALID` (`uploadPostThumbnail`): the file cannot be decoded.
+         *     - `IMAGE_BAD_DIMENSIONS` (`uploadPostThumbnail`): the image's longer side is
+         *       more than 20 times its shorter one by default.
+         *     - `IMAGE_METADATA_TOO_LARGE` (`uploadPostThumbnail`): the image carries more
+         *       than 64 metadata blocks, or more than 1 MiB of metadata (compressed blocks
+         *       counted once inflated).
          */
         UnprocessableContent: {
             headers: {
@@ -1311,6 +1429,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1340,9 +1460,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1370,9 +1492,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1406,9 +1530,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1436,8 +1562,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1471,8 +1599,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1495,6 +1625,9 @@ export interface operations {
                     "application/json": components["schemas"]["HealthEnvelope"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -1546,6 +1679,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1574,9 +1709,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["InvalidCredentials"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1603,8 +1740,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1627,7 +1766,10 @@ export interface operations {
                     "application/json": components["schemas"]["UserEnvelope"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1657,8 +1799,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1681,6 +1826,9 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            400: components["responses"]["MalformedRequest"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1703,6 +1851,9 @@ export interface operations {
                     "application/json": components["schemas"]["PingEnvelope"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1711,7 +1862,10 @@ export interface operations {
             query?: {
                 /** @description Only posts written by this user. */
                 author?: string;
-                /** @description Only posts filed in this category, given by id or by slug. */
+                /**
+                 * @description Only posts filed in this category, given by id or by slug. An id is read in
+                 *     either case, as everywhere; a slug is lower case.
+                 */
                 category?: string;
                 /**
                  * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
@@ -1721,7 +1875,15 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The largest number of items on the page. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Full-text search in titles and bodies (PostgreSQL text search, English). */
+                /**
+                 * @description Full-text search in titles and bodies (PostgreSQL text search, English; web
+                 *     search syntax: `"a phrase"`, `or`, `-word` to exclude). Two `-` in a row cancel out;
+                 *     a run of more than 16 counts as one or two, by parity.
+                 *     Posts are indexed as written, but for text no reader searches for, cut so that
+                 *     indexing stays linear in its length: a run of more than 64 characters without white
+                 *     space, or with more than 16 that are no letter or digit, or with a second `@`, is
+                 *     indexed in pieces; and HTML tags and comments are indexed as plain text.
+                 */
                 q?: string;
                 /**
                  * @description Only posts with this status (default `published`). For anyone but an
@@ -1747,6 +1909,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1776,9 +1940,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1812,6 +1978,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1845,9 +2013,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1888,10 +2058,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1929,6 +2101,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1961,10 +2135,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -1999,9 +2175,13 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -2029,8 +2209,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -2059,8 +2241,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["RefreshTokenInvalid"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -2088,10 +2272,12 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -2128,6 +2314,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -2161,8 +2349,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };

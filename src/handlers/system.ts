@@ -1,5 +1,6 @@
 // Tag `system`: liveness, readiness and metrics.
 import { ApiError } from '../http/api-error.ts'
+import { RETRY_AFTER_SECONDS } from '../http/error-handler.ts'
 import { success } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
 
@@ -30,11 +31,14 @@ export const getHealth: OperationHandler<'getHealth'> = async (request) => {
     timed(() => queue.ping(), config.databaseTimeoutMs),
   ])
   const down = [
-    ...(db.status === 'rejected' ? [{ path: 'database', message: `The database is unreachable: ${String(db.reason?.message ?? db.reason)}` }] : []),
+    ...(db.status === 'rejected' ? [{ path: 'database', message: 'The database cannot be reached.' }] : []),
     ...(jobs.status === 'rejected' ? [{ path: 'queue', message: 'The job queue cannot reach its database.' }] : []),
   ]
   if (db.status === 'rejected' || jobs.status === 'rejected') {
-    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service cannot serve requests that need its database.', down)
+    // Why, for the operator only: the driver's text names databases, hosts and users.
+    const reason = (result: PromiseSettledResult<number>) => (result.status === 'rejected' ? String((result.reason as Error | undefined)?.message ?? result.reason) : undefined)
+    request.log.warn({ database: reason(db), queue: reason(jobs) }, 'health check failed')
+    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service cannot serve requests that need its database.', down, { 'retry-after': String(RETRY_AFTER_SECONDS) })
   }
   return success(request, {
     status: 'ok' as const,

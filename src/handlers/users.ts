@@ -5,8 +5,11 @@ import type { OperationHandler } from '../http/operations.ts'
 export const getCurrentUser: OperationHandler<'getCurrentUser'> = async (request) =>
   success(request, await request.server.services.auth.currentUser(request.principal!))
 
-export const updateCurrentUser: OperationHandler<'updateCurrentUser'> = async (request) =>
-  success(request, await request.server.services.auth.updateCurrentUser(request.principal!, request.body))
+export const updateCurrentUser: OperationHandler<'updateCurrentUser'> = async (request) => {
+  const { auth, loginLimits } = request.server.services
+  if (request.body.currentPassword !== undefined) await loginLimits.beforeCurrentPasswordCheck(request)
+  return success(request, await auth.updateCurrentUser(request.principal!, request.body, loginLimits.passwordCheck(request)))
+}
 
 export const listUsers: OperationHandler<'listUsers'> = async (request) => {
   const { users, page: pageMeta } = await request.server.services.auth.listUsers(request.query)

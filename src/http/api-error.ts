@@ -1,5 +1,6 @@
 // The one error type the service throws on purpose; the central error handler turns it into the envelope.
 import type { components } from '../generated/api.ts'
+import { isBlank } from './blank.ts'
 
 export type ErrorCode = components['schemas']['ErrorCode']
 export type ErrorDetail = components['schemas']['ErrorDetail']
@@ -21,12 +22,13 @@ export class ApiError extends Error {
 export const notFound = (code: ErrorCode, what: string) => new ApiError(404, code, `${what} not found.`)
 
 /**
- * Text of white space only says nothing: refused where the text is what the resource is (a post's
+ * Text with nothing visible in it (white space, zero-width and other invisible characters: see
+ * blank.ts) says nothing: refused where the text is what the resource is (a post's
  * title and body, a comment, a category's or a user's name). Checked here rather than by a schema `pattern`,
  * which would be a breaking change to the released contract; the spec's descriptions say it.
  */
 export function refuseBlank(value: string | undefined, path: string): void {
-  if (value !== undefined && value.trim() === '') throw invalid(path, 'must not be blank')
+  if (value !== undefined && isBlank(value)) throw invalid(path, 'must not be blank')
 }
 
 /** A 400 for a rule the service checks beyond the schema, in the shape ajv's refusals have. */

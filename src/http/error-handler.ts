@@ -5,6 +5,7 @@ import { API_VERSION_HEADER, apiVersion } from './api-version.ts'
 import { isDatabaseUnavailable } from '../db/errors.ts'
 import { ApiError, type ErrorCode, type ErrorDetail } from './api-error.ts'
 import { failure } from './envelope.ts'
+import { shorten } from './shorten.ts'
 
 interface AjvIssue {
   instancePath: string
@@ -13,20 +14,34 @@ interface AjvIssue {
   params: Record<string, unknown>
 }
 
+/** Problems listed in one answer; the rest are counted in a last detail. */
+export const MAX_LISTED_PROBLEMS = 20
+
+/** A property name the caller made up is quoted with at most this many characters. */
+const MAX_NAME_LENGTH = 64
+/** ErrorDetail.path's maxLength in the spec. */
+const MAX_PATH_LENGTH = 500
+
+/** A property name as a JSON Pointer token: cut short when long, then escaped (`~` → `~0`, `/` → `~1`). */
+const token = (name: unknown) => shorten(String(name), MAX_NAME_LENGTH).replaceAll('~', '~0').replaceAll('/', '~1')
+
 /** `/body/email`, `/query/limit`: where each bad value is, as a JSON pointer into the request. */
 function validationDetails(error: FastifyError): ErrorDetail[] {
   // Fastify names the query string `querystring`; the spec's paths say `/query/...`.
   const context = error.validationContext ?? 'body'
   const part = context === 'querystring' ? 'query' : context
   // An `if` failure only repeats, at the object, what its `then` branch's own errors say on the field.
-  return (error.validation as AjvIssue[]).filter((issue) => issue.keyword !== 'if').map((issue) => {
+  const details = (error.validation as AjvIssue[]).filter((issue) => issue.keyword !== 'if').map((issue) => {
     let path = `/${part}${issue.instancePath}`
-    if (issue.keyword === 'required') path += `/${String(issue.params.missingProperty)}`
-    if (issue.keyword === 'additionalProperties') path += `/${String(issue.params.additionalProperty)}`
-    if (issue.keyword === 'dependentRequired') path += `/${String(issue.params.missingProperty)}`
+    if (issue.keyword === 'required') path += `/${token(issue.params.missingProperty)}`
+    if (issue.keyword === 'additionalProperties') path += `/${token(issue.params.additionalProperty)}`
+    if (issue.keyword === 'dependentRequired') path += `/${token(issue.params.missingProperty)}`
     const message = issue.keyword === 'additionalProperties' ? 'is not a known property' : (issue.message ?? 'is invalid')
-    return { path, message, code: issue.keyword }
+    return { path: shorten(path, MAX_PATH_LENGTH), message, code: issue.keyword }
   })
+  if (details.length <= MAX_LISTED_PROBLEMS) return details
+  const more = details.length - MAX_LISTED_PROBLEMS
+  return [...details.slice(0, MAX_LISTED_PROBLEMS), { path: `/${part}`, message: `${more} more problem${more === 1 ? ' is' : 's are'} not listed.`, code: 'truncated' }]
 }
 
 /** Fastify's own errors, by code: what reached us was malformed before any handler saw it. */

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import { ApiError } from './api-error.ts'
 import { sendError } from './error-handler.ts'
+import { shorten } from './shorten.ts'
 import { listOperations } from '../spec.ts'
 
 interface PathMethods {
@@ -34,6 +35,6 @@ export function installNotFoundHandler(app: FastifyInstance, extraRoutes: Record
       const allow = [...match.methods].sort().join(', ')
       return sendError(request, reply, new ApiError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here; allowed: ${allow}.`, [], { allow }))
     }
-    return sendError(request, reply, new ApiError(404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${path}.`))
+    return sendError(request, reply, new ApiError(404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${shorten(path, 100)}.`))
   })
 }

@@ -4,6 +4,7 @@ import openapiGlue from 'fastify-openapi-glue'
 import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
 import { ApiError } from './api-error.ts'
 import type { HandlerMap } from './operations.ts'
+import { shorten } from './shorten.ts'
 import { authorize } from './security.ts'
 import type { OpenApiDocument, OperationSpec } from '../spec.ts'
 
@@ -21,7 +22,7 @@ function acceptMediaTypes(operation: OperationSpec): onRequestHookHandler | null
     if (header === undefined) return
     const mediaType = header.split(';')[0]!.trim().toLowerCase()
     if (!declared.includes(mediaType)) {
-      throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type ${mediaType || '(empty)'} is not accepted here; send ${declared.join(' or ')}.`)
+      throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type ${shorten(mediaType, 100) || '(empty)'} is not accepted here; send ${declared.join(' or ')}.`)
     }
   }
 }

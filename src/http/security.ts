@@ -36,8 +36,9 @@ export async function registerJwt(app: FastifyInstance, config: Pick<Config, 'jw
     secret: config.jwtSecret,
     // @fastify/jwt reads a numeric expiresIn as seconds.
     sign: { algorithm: ALGORITHM, iss: config.jwtIssuer, aud: config.jwtAudience, expiresIn: config.accessTokenTtlSeconds },
-    // The algorithm is pinned: a token signed otherwise ("none" included) is refused.
-    verify: { algorithms: [ALGORITHM], allowedIss: config.jwtIssuer, allowedAud: config.jwtAudience },
+    // The algorithm is pinned: a token signed otherwise ("none" included) is refused. The issuer,
+    // audience and expiry are checked only when present, unless required (RFC 8725 §3.8–3.10).
+    verify: { algorithms: [ALGORITHM], allowedIss: config.jwtIssuer, allowedAud: config.jwtAudience, requiredClaims: ['exp', 'iss', 'aud'] },
   })
   app.decorateRequest('principal', null)
 }
@@ -45,15 +46,39 @@ export async function registerJwt(app: FastifyInstance, config: Pick<Config, 'jw
 const unauthenticated = (code: 'UNAUTHENTICATED' | 'TOKEN_EXPIRED' | 'TOKEN_INVALID', message: string) =>
   new ApiError(401, code, message, [], { 'www-authenticate': `Bearer error="${code === 'UNAUTHENTICATED' ? 'invalid_request' : 'invalid_token'}"` })
 
+/** Ids as the service issues them: lower-case UUIDs, which the session lookup can take. */
+const ISSUED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
 function isClaims(value: unknown): value is AccessClaims {
-  const claims = value as Partial<AccessClaims> | null
-  return typeof claims?.sub === 'string' && typeof claims.sid === 'string' && (claims.role === 'user' || claims.role === 'admin')
+  const claims = value as Partial<Record<keyof AccessClaims, unknown>> | null
+  return typeof claims?.sub === 'string' && ISSUED_ID.test(claims.sub) && typeof claims.sid === 'string' && ISSUED_ID.test(claims.sid) && (claims.role === 'user' || claims.role === 'admin')
 }
+
+/** How far another instance's clock may run ahead of this one's. */
+const CLOCK_SKEW_SECONDS = 60
+
+/**
+ * iat and exp as the service issues them: whole seconds, iat not in the future, exp after iat by
+ * at most the token lifetime. (The signature check already refused an exp that is not a number
+ * or has passed; it takes any iat, and any exp however far away.)
+ */
+function hasIssuedTimes(value: unknown, lifetimeSeconds: number): boolean {
+  const { iat, exp } = value as { iat?: unknown; exp?: unknown }
+  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp)) return false
+  const [issued, expires] = [iat as number, exp as number]
+  return issued <= Date.now() / 1000 + CLOCK_SKEW_SECONDS && expires > issued && expires - issued <= lifetimeSeconds
+}
+
+/**
+ * `Bearer <token>`: the scheme in any case, then one or more spaces (RFC 9110 §11.1, §11.4); tabs
+ * are tolerated too. Linear: the classes on either side of the separator do not overlap.
+ */
+const BEARER = /^bearer[ \t]+([A-Za-z0-9_.-]{1,4096})$/i
 
 async function readPrincipal(app: FastifyInstance, request: FastifyRequest): Promise<Principal | null> {
   const header = request.headers.authorization
   if (header === undefined) return null
-  const match = /^Bearer ([A-Za-z0-9_.-]{1,4096})$/.exec(header)
+  const match = BEARER.exec(header)
   if (!match) throw unauthenticated('TOKEN_INVALID', 'The Authorization header must be "Bearer <access token>".')
   let claims: unknown
   try {
@@ -62,7 +87,7 @@ async function readPrincipal(app: FastifyInstance, request: FastifyRequest): Pro
     if ((error as { code?: string }).code === 'FAST_JWT_EXPIRED') throw unauthenticated('TOKEN_EXPIRED', 'The access token has expired; refresh it.')
     throw unauthenticated('TOKEN_INVALID', 'The access token is not valid.')
   }
-  if (!isClaims(claims)) throw unauthenticated('TOKEN_INVALID', 'The access token is not valid.')
+  if (!isClaims(claims) || !hasIssuedTimes(claims, app.services.config.accessTokenTtlSeconds)) throw unauthenticated('TOKEN_INVALID', 'The access token is not valid.')
   // The signature proves who the caller was; the session says whether they still are, and their role now.
   return app.services.auth.authenticate(claims)
 }

@@ -2,12 +2,18 @@
 // Bodies are validated as sent (no type coercion: "5" is not 5 in JSON); path, query and header
 // values are strings on the wire, so they are coerced to the types the spec declares.
 // Unknown properties are refused, never silently removed (removeAdditional: false).
+// A UUID (`format: uuid`) is accepted in either case and handed on in lower case, the spelling the
+// database returns: handlers, services and caches compare ids as strings, and meet on one spelling.
 // Multipart bodies are not validated here: they are streams the handler reads part by part
 // (src/http/upload.ts), after the caller's rights were checked, never objects parsed up front.
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import type { FastifySchemaCompiler } from 'fastify'
+
+/** Our keyword, added beside every `format: uuid` of a request schema (see lowerCasingUuids). */
+const LOWER_CASE_UUID = 'lowerCaseUuid'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 function makeAjv(coerceTypes: boolean | 'array') {
   const ajv = new Ajv2020({
@@ -20,7 +26,27 @@ function makeAjv(coerceTypes: boolean | 'array') {
     keywords: ['xml', 'externalDocs'],
   })
   addFormats.default(ajv)
+  ajv.addKeyword({
+    keyword: LOWER_CASE_UUID,
+    type: 'string',
+    schemaType: 'boolean',
+    modifying: true,
+    errors: false,
+    // Only a value that is a UUID: in a branch of `anyOf` that fails, the value may be something else.
+    validate: (_: boolean, data: string, _schema?: unknown, at?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) => {
+      if (at?.parentData !== undefined && UUID.test(data)) at.parentData[at.parentDataProperty] = data.toLowerCase()
+      return true
+    },
+  })
   return ajv
+}
+
+/** A copy of `schema` whose every `format: uuid` also lower-cases the value it accepts. */
+function lowerCasingUuids(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(lowerCasingUuids)
+  if (schema === null || typeof schema !== 'object') return schema
+  const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, lowerCasingUuids(value)]))
+  return copy.format === 'uuid' ? { ...copy, [LOWER_CASE_UUID]: true } : copy
 }
 
 const issue = (instancePath: string, keyword: string, message: string): ErrorObject => ({ instancePath, schemaPath: '#', keyword, params: {}, message })
@@ -69,6 +95,6 @@ export function makeValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const parameters = makeAjv('array')
   return ({ schema, httpPart, contentType }) => {
     if (httpPart === 'body' && contentType === 'multipart/form-data') return () => true
-    return refusingUnstorable((httpPart === 'body' ? bodies : parameters).compile(schema as object))
+    return refusingUnstorable((httpPart === 'body' ? bodies : parameters).compile(lowerCasingUuids(schema) as object))
   }
 }

@@ -2,9 +2,11 @@
 // buildApp calls it once the queue has started; stop() is called on close.
 import type PgBoss from 'pg-boss'
 import type { FastifyBaseLogger } from 'fastify'
+import type { CleanupLimits, CleanupResult } from '../auth/account-cleanup.ts'
 import type { Config } from '../config.ts'
 import { createMailer, type Mailer } from '../mail/mailer.ts'
 import type { Queue } from '../queue/queue.ts'
+import { CLEAN_UP_ACCOUNTS_QUEUE, createCleanUpAccountsQueue, startCleanUpAccountsWorker } from './clean-up-accounts.ts'
 import { createPublishPostQueue, PUBLISH_POST_QUEUE, startPublishPostWorker } from './publish-post.ts'
 import { createSweepImagesQueue, startSweepImagesWorker, SWEEP_IMAGES_QUEUE } from './sweep-images.ts'
 import { createWelcomeEmailQueue, startWelcomeEmailWorker, WELCOME_EMAIL_QUEUE } from './welcome-email.ts'
@@ -12,6 +14,8 @@ import { createWelcomeEmailQueue, startWelcomeEmailWorker, WELCOME_EMAIL_QUEUE }
 export interface JobsOptions {
   pollingIntervalSeconds?: number
   retryDelaySeconds?: number
+  /** Batches of the account tables' clean-up (tests make them small). */
+  accountCleanup?: Partial<CleanupLimits>
 }
 
 export interface Jobs {
@@ -22,7 +26,13 @@ export interface Jobs {
 
 /** Creates the queues the jobs need, the mailer, and the workers. Call once, after the queue started. */
 export async function startJobs(
-  services: { queue: Queue; config: Config; publishIfDue: (postId: string) => Promise<boolean>; sweepImages: () => Promise<number> },
+  services: {
+    queue: Queue
+    config: Config
+    publishIfDue: (postId: string) => Promise<boolean>
+    sweepImages: () => Promise<number>
+    cleanUpAccounts: (limits: CleanupLimits) => Promise<CleanupResult>
+  },
   log: FastifyBaseLogger,
   options: JobsOptions = {},
 ): Promise<Jobs> {
@@ -31,6 +41,8 @@ export async function startJobs(
   await startPublishPostWorker(boss, services.publishIfDue, log, options)
   await createSweepImagesQueue(boss)
   await startSweepImagesWorker(boss, services.sweepImages, log, options)
+  await createCleanUpAccountsQueue(boss)
+  await startCleanUpAccountsWorker(boss, services.cleanUpAccounts, log, options)
   return start(boss, services.config, log, options)
 }
 
@@ -47,6 +59,7 @@ async function start(boss: PgBoss, config: Config, log: FastifyBaseLogger, optio
         await boss.offWork(WELCOME_EMAIL_QUEUE)
         await boss.offWork(PUBLISH_POST_QUEUE)
         await boss.offWork(SWEEP_IMAGES_QUEUE)
+        await boss.offWork(CLEAN_UP_ACCOUNTS_QUEUE)
         await mailer.close()
       })()),
   }

@@ -30,5 +30,5 @@ t.test('three apps starting together on one fresh database all start, with their
   for (const app of apps) t.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200)
   const queues = (await apps[0]!.services.queue.boss.getQueues()).map((queue) => queue.name)
   // pg-boss keeps queues of its own (the scheduler's `__pgboss__send-it`) beside ours.
-  t.same(queues.filter((name) => !name.startsWith('__pgboss__')).sort(), ['publish-post', 'sweep-images', 'welcome-email'])
+  t.same(queues.filter((name) => !name.startsWith('__pgboss__')).sort(), ['clean-up-accounts', 'publish-post', 'sweep-images', 'welcome-email'])
 })

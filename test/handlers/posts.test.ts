@@ -28,11 +28,16 @@ t.test('createPost and getPost', async (t) => {
   t.equal((await app.inject({ method: 'GET', url: '/posts/0192f7c4-5a2b-7c3d-8e4f-123456789abc' })).json().error.code, 'POST_NOT_FOUND')
 })
 
-t.test('a category id in capitals is the same category, filed once', async (t) => {
+t.test('a category id in capitals is the same category: twice in two spellings is a duplicate, as twice in one is', async (t) => {
   const app = await build(t)
   const [author, admin] = [await registerUser(app), await registerAdmin(app)]
   const category = await createCategory(app, admin)
-  const created = await app.inject({ method: 'POST', url: '/posts', headers: author.auth, payload: { title: 'T', body: 'B', categoryIds: [category.id.toUpperCase(), category.id] } })
+  for (const categoryIds of [[category.id.toUpperCase(), category.id], [category.id, category.id]]) {
+    const twice = await app.inject({ method: 'POST', url: '/posts', headers: author.auth, payload: { title: 'T', body: 'B', categoryIds } })
+    t.equal(twice.statusCode, 400)
+    t.match(twice.json().error.details, [{ path: '/body/categoryIds', code: 'uniqueItems' }])
+  }
+  const created = await app.inject({ method: 'POST', url: '/posts', headers: author.auth, payload: { title: 'T', body: 'B', categoryIds: [category.id.toUpperCase()] } })
   const post = created.json().data
   t.same(post.categories.map((filed: { id: string }) => filed.id), [category.id])
   const edited = await app.inject({ method: 'PATCH', url: `/posts/${post.id}`, headers: author.auth, payload: { categoryIds: [category.id.toUpperCase()] } })

@@ -14,7 +14,17 @@ export interface ServerProcess {
 /** `command` is how the process is started: by default node itself, as `npm start` ends up doing. */
 export async function startServer(env: Record<string, string | undefined>, command = [process.execPath, '--import=tsx', 'src/server.ts']): Promise<ServerProcess> {
   const child = spawn(command[0]!, command.slice(1), {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      // As in build.ts: every test request comes from 127.0.0.1, and on a shared PostgreSQL the
+      // address counters of every other test file are still running when this process starts.
+      REGISTER_LIMIT_PER_ADDRESS: '1000000',
+      LOGIN_LIMIT_PER_ADDRESS: '1000000',
+      ...env,
+    },
   })
   const logs: Record<string, unknown>[] = []
   let stderr = ''

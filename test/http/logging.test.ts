@@ -17,8 +17,6 @@ t.test('no password, access token or refresh token reaches the logs', async (t) 
     DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-logging-')),
     DATABASE_URL: process.env.DATABASE_URL ?? '',
     JWT_SECRET: 'logging-test-secret-logging-test-secret-0123',
-    REGISTER_LIMIT_PER_ADDRESS: '1000000',
-    LOGIN_LIMIT_PER_ADDRESS: '1000000',
     LOG_LEVEL: 'trace',
   })
   t.teardown(() => server.child.kill('SIGTERM'))

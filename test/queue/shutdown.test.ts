@@ -23,7 +23,6 @@ t.test('SIGTERM lets the welcome mail being sent finish: delivered once, job com
     DATABASE_URL: database.DATABASE_URL ?? '',
     SMTP_URL: smtp.url,
     JWT_SECRET: 'shutdown-test-secret-shutdown-test-secret-01',
-    REGISTER_LIMIT_PER_ADDRESS: '1000000',
   })
   t.teardown(() => server.child.kill('SIGKILL'))
   const email = `shutdown-${Date.now()}@example.com`

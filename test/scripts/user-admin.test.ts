@@ -24,7 +24,10 @@ t.test(`promotes a registered account, and creates one with ADMIN_PASSWORD (${us
   const user = await registerUser(app)
   await app.close()
 
-  t.match((await script(user.email)).stdout, `${user.email} is an admin.`)
+  const promotion = await script(user.email)
+  t.match(promotion.stdout, `${user.email} is an admin: the registered account was made an admin; it keeps its own password.`)
+  // Anyone can register any address: the operator must hear that whoever did still signs in.
+  t.match(promotion.stderr, `Warning: ${user.email} keeps the password its registrant chose`, 'with a warning')
   t.match((await script('new-admin@example.com', { ADMIN_EMAIL: 'new-admin@example.com', ADMIN_PASSWORD: 'created by script' })).stdout, 'Created admin new-admin@example.com.')
   await t.rejects(script('nobody@example.com'), /No account with the email nobody@example.com/)
 

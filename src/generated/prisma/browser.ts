@@ -68,3 +68,9 @@ export type PostThumbnail = Prisma.PostThumbnailModel
  * Rate-limit counters (login attempts per account and per address), shared by every instance.
  */
 export type RateLimitCounter = Prisma.RateLimitCounterModel
+/**
+ * Model AdminGrant
+ * An address made an admin by ADMIN_EMAIL at start-up or by `npm run user:admin`. Start-up grants
+ * an address once: a later demotion by an admin survives restarts (the script grants again).
+ */
+export type AdminGrant = Prisma.AdminGrantModel

@@ -406,7 +406,8 @@ export const ModelName = {
   Comment: 'Comment',
   Image: 'Image',
   PostThumbnail: 'PostThumbnail',
-  RateLimitCounter: 'RateLimitCounter'
+  RateLimitCounter: 'RateLimitCounter',
+  AdminGrant: 'AdminGrant'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -422,7 +423,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "session" | "refreshToken" | "category" | "post" | "postCategory" | "comment" | "image" | "postThumbnail" | "rateLimitCounter"
+    modelProps: "user" | "session" | "refreshToken" | "category" | "post" | "postCategory" | "comment" | "image" | "postThumbnail" | "rateLimitCounter" | "adminGrant"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1166,6 +1167,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    AdminGrant: {
+      payload: Prisma.$AdminGrantPayload<ExtArgs>
+      fields: Prisma.AdminGrantFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AdminGrantFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdminGrantPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AdminGrantFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdminGrantPayload>
+        }
+        findFirst: {
+          args: Prisma.AdminGrantFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdminGrantPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AdminGrantFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdminGrantPayload>
+        }
+        findMany: {
+          args: Prisma.AdminGrantFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdminGrantPayload>[]
+        }
+        create: {
+          args: Prisma.AdminGrantCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdminGrantPayload>
+        }
+        createMany: {
+          args: Prisma.AdminGrantCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AdminGrantCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdminGrantPayload>[]
+        }
+        delete: {
+          args: Prisma.AdminGrantDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdminGrantPayload>
+        }
+        update: {
+          args: Prisma.AdminGrantUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdminGrantPayload>
+        }
+        deleteMany: {
+          args: Prisma.AdminGrantDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AdminGrantUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AdminGrantUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdminGrantPayload>[]
+        }
+        upsert: {
+          args: Prisma.AdminGrantUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdminGrantPayload>
+        }
+        aggregate: {
+          args: Prisma.AdminGrantAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAdminGrant>
+        }
+        groupBy: {
+          args: Prisma.AdminGrantGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AdminGrantGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AdminGrantCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AdminGrantCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1319,6 +1394,14 @@ export const RateLimitCounterScalarFieldEnum = {
 } as const
 
 export type RateLimitCounterScalarFieldEnum = (typeof RateLimitCounterScalarFieldEnum)[keyof typeof RateLimitCounterScalarFieldEnum]
+
+
+export const AdminGrantScalarFieldEnum = {
+  email: 'email',
+  grantedAt: 'grantedAt'
+} as const
+
+export type AdminGrantScalarFieldEnum = (typeof AdminGrantScalarFieldEnum)[keyof typeof AdminGrantScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1616,6 +1699,7 @@ export type GlobalOmitConfig = {
   image?: Prisma.ImageOmit
   postThumbnail?: Prisma.PostThumbnailOmit
   rateLimitCounter?: Prisma.RateLimitCounterOmit
+  adminGrant?: Prisma.AdminGrantOmit
 }
 
 /* Types for Logging */

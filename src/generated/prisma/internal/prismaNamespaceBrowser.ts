@@ -60,7 +60,8 @@ export const ModelName = {
   Comment: 'Comment',
   Image: 'Image',
   PostThumbnail: 'PostThumbnail',
-  RateLimitCounter: 'RateLimitCounter'
+  RateLimitCounter: 'RateLimitCounter',
+  AdminGrant: 'AdminGrant'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -193,6 +194,14 @@ export const RateLimitCounterScalarFieldEnum = {
 } as const
 
 export type RateLimitCounterScalarFieldEnum = (typeof RateLimitCounterScalarFieldEnum)[keyof typeof RateLimitCounterScalarFieldEnum]
+
+
+export const AdminGrantScalarFieldEnum = {
+  email: 'email',
+  grantedAt: 'grantedAt'
+} as const
+
+export type AdminGrantScalarFieldEnum = (typeof AdminGrantScalarFieldEnum)[keyof typeof AdminGrantScalarFieldEnum]
 
 
 export const SortOrder = {

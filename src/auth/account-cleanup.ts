@@ -1,0 +1,67 @@
+// Deletes what the account tables keep needlessly, in bounded batches: rate-limit counters whose
+// window is over (an expired counter counts as absent anyway), and sessions that ended (revoked
+// or expired) more than a day ago, with their refresh tokens. Used refresh tokens of a live
+// session stay as long as the session: presenting one again must still end the session (reuse
+// detection), however long the legitimate client was away. Once a session has ended, any of its
+// tokens is refused whether its rows exist or not. The day of grace keeps a session that a
+// request is still rotating (read as live, then a new token added) from vanishing under it.
+import type { PrismaClient } from '../generated/prisma/client.ts'
+
+const ENDED_SESSION_GRACE_SECONDS = 86_400
+
+export interface CleanupLimits {
+  /** Rows per delete statement. */
+  batchSize: number
+  /** Statements per kind of row in one run. */
+  maxBatches: number
+}
+
+export interface CleanupResult {
+  counters: number
+  refreshTokens: number
+  sessions: number
+  /** A kind of row used up its batches: more may be left for another run. */
+  more: boolean
+}
+
+export function makeAccountCleanup(prisma: PrismaClient) {
+  /** Runs `batch` until it deletes less than a full batch or the run's batches are spent. */
+  async function inBatches(limits: CleanupLimits, batch: () => Promise<number>) {
+    let deleted = 0
+    for (let round = 0; round < limits.maxBatches; round++) {
+      const count = await batch()
+      deleted += count
+      if (count < limits.batchSize) return { deleted, more: false }
+    }
+    return { deleted, more: true }
+  }
+
+  return async function cleanUp(limits: CleanupLimits): Promise<CleanupResult> {
+    const { batchSize } = limits
+    const grace = ENDED_SESSION_GRACE_SECONDS
+    const counters = await inBatches(limits, () => prisma.$executeRaw`
+      delete from rate_limit_counters where key in (
+        select key from rate_limit_counters where reset_at < now() limit ${batchSize})`)
+    // Tokens first, in batches: a long session may hold thousands, which one cascading delete of
+    // its session would remove in a single unbounded statement.
+    const refreshTokens = await inBatches(limits, () => prisma.$executeRaw`
+      delete from refresh_tokens where id in (
+        select t.id from sessions s join refresh_tokens t on t.session_id = s.id
+        where s.revoked_at < now() - ${grace} * interval '1 second' or s.expires_at < now() - ${grace} * interval '1 second'
+        limit ${batchSize})`)
+    // Sessions once their tokens are gone, so the cascade has next to nothing left to do.
+    const sessions = refreshTokens.more
+      ? { deleted: 0, more: true }
+      : await inBatches(limits, () => prisma.$executeRaw`
+          delete from sessions where id in (
+            select id from sessions
+            where revoked_at < now() - ${grace} * interval '1 second' or expires_at < now() - ${grace} * interval '1 second'
+            limit ${batchSize})`)
+    return {
+      counters: counters.deleted,
+      refreshTokens: refreshTokens.deleted,
+      sessions: sessions.deleted,
+      more: counters.more || refreshTokens.more || sessions.more,
+    }
+  }
+}

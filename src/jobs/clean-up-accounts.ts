@@ -1,0 +1,33 @@
+// Hourly, the account tables' clean-up (src/auth/account-cleanup.ts): expired rate-limit counters,
+// long-ended sessions and their refresh tokens. Once per hour for the whole fleet, not once per
+// instance: pg-boss keeps one schedule row per queue (each instance's schedule() call updates that
+// row), one instance per cron tick claims the tick (pg-boss 10: the timekeeper's trySetCronTime on
+// its version row) and the job it forwards is a singleton per minute; the `stately` queue holds at
+// most one run waiting and one running. A run is bounded (batches); when it leaves more behind, it
+// asks for another run at once rather than deleting without bound.
+import type PgBoss from 'pg-boss'
+import type { FastifyBaseLogger } from 'fastify'
+import type { CleanupLimits, CleanupResult } from '../auth/account-cleanup.ts'
+
+export const CLEAN_UP_ACCOUNTS_QUEUE = 'clean-up-accounts'
+
+const DEFAULT_LIMITS: CleanupLimits = { batchSize: 1000, maxBatches: 20 }
+
+export async function createCleanUpAccountsQueue(boss: PgBoss): Promise<void> {
+  await boss.createQueue(CLEAN_UP_ACCOUNTS_QUEUE, { name: CLEAN_UP_ACCOUNTS_QUEUE, policy: 'stately', retryLimit: 3, retryDelay: 60, retryBackoff: true })
+  await boss.schedule(CLEAN_UP_ACCOUNTS_QUEUE, '23 * * * *')
+}
+
+export async function startCleanUpAccountsWorker(
+  boss: PgBoss,
+  cleanUp: (limits: CleanupLimits) => Promise<CleanupResult>,
+  log: FastifyBaseLogger,
+  options: { pollingIntervalSeconds?: number; accountCleanup?: Partial<CleanupLimits> } = {},
+): Promise<string> {
+  const limits = { ...DEFAULT_LIMITS, ...options.accountCleanup }
+  return boss.work(CLEAN_UP_ACCOUNTS_QUEUE, { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 }, async () => {
+    const result = await cleanUp(limits)
+    if (result.counters + result.refreshTokens + result.sessions > 0) log.info(result, 'expired rate-limit counters and ended sessions deleted')
+    if (result.more) await boss.send(CLEAN_UP_ACCOUNTS_QUEUE, {})
+  })
+}
