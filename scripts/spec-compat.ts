@@ -1,14 +1,17 @@
 // Whether a new version of the contract keeps the promises of the last released one. The diff
 // and its breaking/non-breaking classification come from api-smart-diff, which follows `$ref`s
 // and judges each change by where it is (a removed enum value breaks a request, not a response).
-// Its classification is used as is; the version rule on top is ours: a breaking change needs a
-// higher major version.
+// Its classification is used as is, plus one kind it does not see: a changed operationId, which
+// renames the function of every generated client (a removed or renamed component schema, which
+// renames a generated type, it does report). The version rule on top is ours: a breaking change
+// needs a higher major version.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { apiCompare } from 'api-smart-diff'
 import { parse } from 'yaml'
 
 type Document = { info: { version: string } }
+type Operations = Record<string, Record<string, { operationId?: string } | undefined> | undefined>
 
 export interface Verdict {
   ok: boolean
@@ -36,9 +39,23 @@ export function breakingChanges(before: object, after: object): string[] {
   const { diffs } = apiCompare(before, after)
   // A keyword, not a property that happens to be named `title` (`…properties.title`).
   const isAnnotation = (path: unknown[]) => ANNOTATIONS.has(String(path.at(-1))) && path.at(-2) !== 'properties'
-  return diffs
-    .filter((diff) => diff.type === 'breaking' && !isAnnotation(diff.path))
-    .map((diff) => `${diff.action} ${diff.path.join('.')}`)
+  return [
+    ...diffs.filter((diff) => diff.type === 'breaking' && !isAnnotation(diff.path)).map((diff) => `${diff.action} ${diff.path.join('.')}`),
+    ...renamedOperations(before, after),
+  ]
+}
+
+/** Operations kept at the same path and method under another operationId. */
+function renamedOperations(before: object, after: object): string[] {
+  const [was, is] = [before, after].map((spec) => ((spec as { paths?: Operations }).paths ?? {}) as Operations)
+  return Object.entries(was!).flatMap(([path, methods]) =>
+    Object.entries(methods ?? {}).flatMap(([method, operation]) => {
+      const renamed = is![path]?.[method]?.operationId
+      return operation?.operationId && renamed && renamed !== operation.operationId
+        ? [`replace paths.${path}.${method}.operationId (${operation.operationId} → ${renamed})`]
+        : []
+    }),
+  )
 }
 
 export function judge(released: Document, current: Document): Verdict {

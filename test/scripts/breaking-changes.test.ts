@@ -34,6 +34,15 @@ const breaks: Record<string, [(spec: Spec) => void, RegExp]> = {
     /add paths\.\/posts\.post\.requestBody\..*\.required/,
   ],
   'narrowed enum': [(spec) => (schema(spec, 'PostStatus').enum = ['draft', 'published']), /remove paths\.\/posts\.post\.requestBody\..*\.enum/],
+  'renamed schema (a generated type name)': [
+    (spec) => {
+      const schemas = spec.components.schemas as Record<string, unknown>
+      schemas.Remark = schemas.Comment
+      delete schemas.Comment
+    },
+    /remove components\.schemas\.Comment/,
+  ],
+  'renamed operation (a generated function name)': [(spec) => (spec.paths['/posts']!.get!.operationId = 'listAllPosts'), /replace paths\.\/posts\.get\.operationId \(listPosts → listAllPosts\)/],
   'changed type': [(spec) => (schema(spec, 'Comment').properties.body!.type = 'integer'), /replace components\.schemas\.Comment\.properties\.body\.type/],
 }
 
