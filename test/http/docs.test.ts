@@ -1,4 +1,5 @@
 import t from 'tap'
+import { parse } from 'yaml'
 import { build } from '../helpers/build.ts'
 import { loadSpec } from '../../src/spec.ts'
 
@@ -14,4 +15,19 @@ t.test('the contract is served at /openapi.json and shown at /docs', async (t) =
   t.equal(docs.statusCode, 200)
   t.match(docs.headers['content-type'], /^text\/html/)
   t.match(docs.body, /swagger-ui/i)
+})
+
+t.test('every served copy of the contract names the origin it was served from as its server', async (t) => {
+  const app = await build(t)
+  // /docs loads /docs/json; clients and generators read /openapi.json (or /docs/yaml).
+  for (const url of ['/openapi.json', '/docs/json', '/docs/yaml']) {
+    for (const origin of ['http://127.0.0.1:3000', 'http://localhost:8080', 'https://api.example.org']) {
+      const response = await app.inject({ method: 'GET', url, headers: { host: new URL(origin).host } })
+      const document = url.endsWith('yaml') ? parse(response.body) : response.json()
+      t.equal(new URL(document.servers[0].url, `${origin}${url}`).origin, origin, `${url} served at ${origin}`)
+    }
+    // The same document whoever asks: the Host header, which any client sets, is never copied into it.
+    const hostile = await app.inject({ method: 'GET', url, headers: { host: 'attacker.example' } })
+    t.notMatch(hostile.body, 'attacker.example', `${url} does not echo the Host header`)
+  }
 })
