@@ -11,12 +11,19 @@ export async function registerDocs(app: FastifyInstance, spec: OpenApiDocument) 
   await app.register(fastifySwagger, { mode: 'static', specification: { document: structuredClone(spec) as never } })
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { deepLinking: true },
+    // Without validatorUrl: null, every visitor's browser sends the spec's address to
+    // validator.swagger.io for a badge.
+    uiConfig: { deepLinking: true, validatorUrl: null },
     // The page replaces the API's `default-src 'none'` (src/http/browser-policy.ts) with one that
-    // allows its own scripts, styles and inline script hashes. Without upgrade-insecure-requests:
-    // served over plain HTTP (npm start), the page would ask for its scripts over HTTPS.
+    // allows its own scripts, styles and inline script hashes, and nothing from another host (the
+    // plugin's policy allows validator.swagger.io images and any https: style or font). Without
+    // upgrade-insecure-requests: served over plain HTTP (npm start), the page would ask for its
+    // scripts over HTTPS.
     staticCSP: true,
-    transformStaticCSP: (header: string) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+    transformStaticCSP: (header: string) =>
+      header
+        .replace(/\s*upgrade-insecure-requests;?/, '')
+        .replace(/ (https:|validator\.swagger\.io)(?=[ ;])/g, ''),
   })
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('cache-control', 'no-cache')

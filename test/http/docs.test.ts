@@ -31,3 +31,19 @@ t.test('every served copy of the contract names the origin it was served from as
     t.notMatch(hostile.body, 'attacker.example', `${url} does not echo the Host header`)
   }
 })
+
+t.test('the /docs page loads nothing from other hosts: no spec validator, no remote styles or fonts', async (t) => {
+  const app = await build(t)
+  const docs = await app.inject({ method: 'GET', url: '/docs/' })
+  const sources = String(docs.headers['content-security-policy'])
+    .split(';')
+    .flatMap((directive) => directive.trim().split(/\s+/).slice(1))
+  t.same(
+    sources.filter((source) => !["'self'", "'none'", 'data:'].includes(source) && !source.startsWith("'sha")),
+    [],
+    'every source is the page itself, data: or a script hash',
+  )
+  // Swagger UI sends the spec's address to validator.swagger.io unless told not to.
+  const initializer = await app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' })
+  t.match(initializer.body, /"validatorUrl":\s*null/)
+})
