@@ -713,7 +713,10 @@ export interface components {
          *     - `PAYLOAD_TOO_LARGE` (413): the body is over the size limit.
          *     - `ROUTE_NOT_FOUND` (404): no operation has this path.
          *     - `METHOD_NOT_ALLOWED` (405): the path exists but not with this method.
-         *     - `NOT_ACCEPTABLE` (406): the server cannot answer in a type the `Accept` header allows.
+         *     - `NOT_ACCEPTABLE` (406): never sent. Every operation answers in its documented
+         *       type whatever `Accept` says (RFC 9110 §12.5.1 lets a server disregard it), so
+         *       no operation lists 406. It stays in this list until the next major version:
+         *       removing it would break client code that names it in a generated SDK.
          *     - `MALFORMED_REQUEST` (400): the request is not valid HTTP (its request line or headers cannot be parsed, its chunked framing is broken, or it is HTTP/1.1 without `Host`).
          *     - `REQUEST_TIMEOUT` (408): the whole request was not received within 30 seconds.
          *     - `HEADERS_TOO_LARGE` (431): the request line and headers together are over 16 KiB.
