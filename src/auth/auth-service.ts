@@ -6,6 +6,7 @@ import type { Config } from '../config.ts'
 import type { components } from '../generated/api.ts'
 import type { Role } from '../generated/prisma/enums.ts'
 import { ApiError, refuseBlank } from '../http/api-error.ts'
+import { INVALID_TOKEN_CHALLENGE, LOGIN_CHALLENGE } from '../http/challenges.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { AccessClaims, Principal } from '../http/security.ts'
 import { isUniqueViolation } from '../db/errors.ts'
@@ -49,10 +50,9 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase()
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
 
-const invalidCredentials = () => new ApiError(401, 'INVALID_CREDENTIALS', 'The email or the password is wrong.')
-const invalidRefreshToken = () => new ApiError(401, 'REFRESH_TOKEN_INVALID', 'The refresh token is not valid; sign in again.')
-const sessionRevoked = () =>
-  new ApiError(401, 'SESSION_REVOKED', 'This session has ended; sign in again.', [], { 'www-authenticate': 'Bearer error="invalid_token"' })
+const invalidCredentials = () => new ApiError(401, 'INVALID_CREDENTIALS', 'The email or the password is wrong.', [], LOGIN_CHALLENGE)
+const invalidRefreshToken = () => new ApiError(401, 'REFRESH_TOKEN_INVALID', 'The refresh token is not valid; sign in again.', [], LOGIN_CHALLENGE)
+const sessionRevoked = () => new ApiError(401, 'SESSION_REVOKED', 'This session has ended; sign in again.', [], INVALID_TOKEN_CHALLENGE)
 
 const currentPasswordIncorrect = () =>
   new ApiError(403, 'CURRENT_PASSWORD_INCORRECT', 'The current password is wrong.', [

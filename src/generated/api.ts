@@ -713,7 +713,10 @@ export interface components {
          *     - `PAYLOAD_TOO_LARGE` (413): the body is over the size limit.
          *     - `ROUTE_NOT_FOUND` (404): no operation has this path.
          *     - `METHOD_NOT_ALLOWED` (405): the path exists but not with this method.
-         *     - `NOT_ACCEPTABLE` (406): the server cannot answer in a type the `Accept` header allows.
+         *     - `NOT_ACCEPTABLE` (406): never sent. Every operation answers in its documented
+         *       type whatever `Accept` says (RFC 9110 §12.5.1 lets a server disregard it), so
+         *       no operation lists 406. It stays in this list until the next major version:
+         *       removing it would break client code that names it in a generated SDK.
          *     - `MALFORMED_REQUEST` (400): the request is not valid HTTP (its request line or headers cannot be parsed, its chunked framing is broken, or it is HTTP/1.1 without `Host`).
          *     - `REQUEST_TIMEOUT` (408): the whole request was not received within 30 seconds.
          *     - `HEADERS_TOO_LARGE` (431): the request line and headers together are over 16 KiB.
@@ -1125,10 +1128,15 @@ export interface components {
         /**
          * @description `INVALID_CREDENTIALS`: the email is unknown or the password is wrong (the
          *     answer does not say which).
+         *
+         *     `WWW-Authenticate: Login`: the credentials travel in the body, where no HTTP
+         *     authentication scheme applies, so the challenge is a scheme of this API's own
+         *     that says to sign in with `login` (see the header). It opens no browser dialog.
          */
         InvalidCredentials: {
             headers: {
                 "API-Version": components["headers"]["ApiVersion"];
+                "WWW-Authenticate": components["headers"]["WWWAuthenticateLogin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1199,10 +1207,16 @@ export interface components {
         /**
          * @description `REFRESH_TOKEN_INVALID`: the refresh token is unknown, expired, revoked or
          *     already used (reuse revokes the whole session). Sign in again.
+         *
+         *     `WWW-Authenticate: Login`: the refresh token travels in the body, where no HTTP
+         *     authentication scheme applies (`Bearer` would tell the client to send an access
+         *     token, which this operation does not take), so the challenge is a scheme of this
+         *     API's own that says what to do now: sign in with `login` (see the header).
          */
         RefreshTokenInvalid: {
             headers: {
                 "API-Version": components["headers"]["ApiVersion"];
+                "WWW-Authenticate": components["headers"]["WWWAuthenticateLogin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1259,11 +1273,13 @@ export interface components {
         };
         /**
          * @description The caller is not authenticated.
-         *     - `UNAUTHENTICATED`: no access token was sent.
+         *     - `UNAUTHENTICATED`: no access token was sent. `WWW-Authenticate: Bearer`.
          *     - `TOKEN_EXPIRED`: the access token expired; refresh it with `refreshSession`.
          *     - `TOKEN_INVALID`: bad signature, algorithm, issuer or audience, or not a JWT.
          *     - `SESSION_REVOKED`: the session ended (logout, reuse detection, password
          *       change) or the account no longer exists; sign in again.
+         *
+         *     The last three carry `WWW-Authenticate: Bearer error="invalid_token"`.
          */
         Unauthorized: {
             headers: {
@@ -1393,8 +1409,23 @@ export interface components {
         RateLimitReset: number;
         /** @description Seconds to wait before trying again. */
         RetryAfter: number;
-        /** @description The authentication challenge (RFC 6750). */
+        /**
+         * @description The challenge of a refused access token (RFC 9110 §11.6.1, RFC 6750 §3):
+         *     `Bearer` when none was sent (no `error` attribute, as RFC 6750 §3.1 says for
+         *     a request without credentials), `Bearer error="invalid_token"` when the one sent
+         *     was refused (malformed, badly signed, expired, or its session ended).
+         */
         WWWAuthenticate: string;
+        /**
+         * @description The challenge of refused credentials sent in the body: `Login`. `login` takes an
+         *     email and a password, and `refreshSession` a refresh token, in the JSON body,
+         *     which no registered HTTP authentication scheme describes; RFC 9110 §11.6.1
+         *     still requires a challenge on every 401. `Login` is a scheme of this API's own
+         *     and says what to do: sign in with `login` (after a refused refresh token too,
+         *     since the session is over). No browser knows it, so none opens a password
+         *     dialog, as `Basic` would make it do; never send it in `Authorization`.
+         */
+        WWWAuthenticateLogin: string;
     };
     pathItems: never;
 }

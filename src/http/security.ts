@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fast
 import type { Config } from '../config.ts'
 import type { SecurityRequirement } from '../spec.ts'
 import { ApiError } from './api-error.ts'
+import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from './challenges.ts'
 
 export type Role = 'user' | 'admin'
 
@@ -44,7 +45,7 @@ export async function registerJwt(app: FastifyInstance, config: Pick<Config, 'jw
 }
 
 const unauthenticated = (code: 'UNAUTHENTICATED' | 'TOKEN_EXPIRED' | 'TOKEN_INVALID', message: string) =>
-  new ApiError(401, code, message, [], { 'www-authenticate': `Bearer error="${code === 'UNAUTHENTICATED' ? 'invalid_request' : 'invalid_token'}"` })
+  new ApiError(401, code, message, [], code === 'UNAUTHENTICATED' ? BEARER_CHALLENGE : INVALID_TOKEN_CHALLENGE)
 
 /** Ids as the service issues them: lower-case UUIDs, which the session lookup can take. */
 const ISSUED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
