@@ -1,8 +1,8 @@
 // Whether a new version of the contract keeps the promises of the last released one. The diff
-// and its breaking/non-breaking classification come from api-smart-diff, which follows `$ref`s
-// and judges each change by where it is (a removed enum value breaks a request, not a response).
-// Its classification is used as is; the version rule on top is ours: a breaking change needs a
-// higher major version.
+// and its breaking/non-breaking classification come from api-smart-diff, which judges each change
+// by where it is (a removed enum value breaks a request, not a response). It is given the contract
+// as the wire sees it (wireContract below); its classification is used as is. The version rule on
+// top is ours: a breaking change needs a higher major version.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { apiCompare } from 'api-smart-diff'
@@ -30,15 +30,46 @@ export function parseVersion(version: string): [number, number, number] {
  * response a major version.
  */
 const ANNOTATIONS = new Set(['description', 'summary', 'title', 'example', 'examples'])
+/** Maps whose keys are names chosen by us (a property called `title`), not keywords. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', 'encoding', '$defs'])
 
-/** Every change api-smart-diff classifies as breaking, as "path: description", prose aside. */
+type Node = unknown
+type Json = Record<string, Node>
+
+const SCHEMA_REF = '#/components/schemas/'
+
+/**
+ * The contract as api-smart-diff should read it: every schema `$ref` replaced by the schema it
+ * names (keywords beside a `$ref`, allowed by OpenAPI 3.1, laid over it), in the paths and in the
+ * components alike; prose and samples left out, and `format: binary` too (it tells generators
+ * "bytes" and constrains nothing: ajv-formats accepts any value). Read as written, api-smart-diff
+ * reports an inline schema moved into a component of its own as constraints removed (when a
+ * description stands beside the new `$ref`, or the `$ref` sits in a component another one uses).
+ */
+export function resolvedContract(document: object): object {
+  const schemas = ((document as Json).components as Json | undefined)?.schemas as Json | undefined
+  const inline = (node: Node, within: string, refs: string[]): Node => {
+    if (Array.isArray(node)) return node.map((item) => inline(item, within, refs))
+    if (node === null || typeof node !== 'object') return node
+    const { $ref, ...rest } = node as Json
+    const kept = Object.entries(rest).filter(([key, value]) => NAME_MAPS.has(within) || !(ANNOTATIONS.has(key) || (key === 'format' && value === 'binary')))
+    const own = Object.fromEntries(kept.map(([key, value]) => [key, inline(value, key, refs)]))
+    if (typeof $ref !== 'string' || !$ref.startsWith(SCHEMA_REF)) return typeof $ref === 'string' ? { $ref, ...own } : own
+    if (refs.includes($ref)) throw new Error(`circular $ref ${$ref}`)
+    return { ...(inline(schemas?.[$ref.slice(SCHEMA_REF.length)], within, [...refs, $ref]) as Json), ...own }
+  }
+  return inline(document, '', []) as object
+}
+
+/**
+ * Every change api-smart-diff classifies as breaking, as "path: description", prose aside. A whole
+ * schema added to or removed from `components` (a rename) is no change on the wire: what uses it
+ * is compared where it is used.
+ */
 export function breakingChanges(before: object, after: object): string[] {
-  const { diffs } = apiCompare(before, after)
-  // A keyword, not a property that happens to be named `title` (`…properties.title`).
-  const isAnnotation = (path: unknown[]) => ANNOTATIONS.has(String(path.at(-1))) && path.at(-2) !== 'properties'
-  return diffs
-    .filter((diff) => diff.type === 'breaking' && !isAnnotation(diff.path))
-    .map((diff) => `${diff.action} ${diff.path.join('.')}`)
+  const { diffs } = apiCompare(resolvedContract(before), resolvedContract(after))
+  const wholeSchema = (path: unknown[]) => path.length === 3 && path[0] === 'components' && path[1] === 'schemas'
+  return diffs.filter((diff) => diff.type === 'breaking' && !wholeSchema(diff.path)).map((diff) => `${diff.action} ${diff.path.join('.')}`)
 }
 
 export function judge(released: Document, current: Document): Verdict {

@@ -631,11 +631,8 @@ export interface components {
             createdAt: string;
             /** Format: uuid */
             id: string;
-            /**
-             * Format: uuid
-             * @description The top-level comment this one answers; `null` for a top-level comment.
-             */
-            parentId: string | null;
+            /** @description The top-level comment this one answers; `null` for a top-level comment. */
+            parentId: components["schemas"]["ParentCommentId"];
             /** Format: uuid */
             postId: string;
             /** Format: date-time */
@@ -666,11 +663,8 @@ export interface components {
         CreateCommentRequest: {
             /** @description Plain text, shown as written; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             body: string;
-            /**
-             * Format: uuid
-             * @description A top-level comment of the same post to reply to; absent or `null` for a top-level comment.
-             */
-            parentId?: string | null;
+            /** @description A top-level comment of the same post to reply to; absent or `null` for a top-level comment. */
+            parentId?: components["schemas"]["ParentCommentId"];
         };
         /**
          * @description `publishedAt` is required with `status: scheduled` (and must be in the
@@ -694,13 +688,12 @@ export interface components {
             /** @description Not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             title: string;
         };
-        /** @description What went wrong. */
-        Error: {
-            code: components["schemas"]["ErrorCode"];
-            /** @description The individual problems, empty when there is nothing to add to `message`. */
-            details: components["schemas"]["ErrorDetail"][];
-            /** @description A human-readable explanation; may change, do not parse it. */
-            message: string;
+        /** @description The database, as `getHealth` found it. */
+        DatabaseHealth: {
+            /** @description Round-trip time of a trivial query, in milliseconds. */
+            latencyMs: number;
+            /** @constant */
+            status: "up";
         };
         /**
          * @description What went wrong, as a stable code: branch on it, not on `message`. The list
@@ -779,21 +772,21 @@ export interface components {
         /** @description The body of every error answer. */
         ErrorEnvelope: {
             data: null;
-            error: components["schemas"]["Error"];
+            error: components["schemas"]["ErrorInfo"];
             meta: components["schemas"]["Meta"];
         };
+        /** @description What went wrong (the `error` of an error answer). */
+        ErrorInfo: {
+            code: components["schemas"]["ErrorCode"];
+            /** @description The individual problems, empty when there is nothing to add to `message`. */
+            details: components["schemas"]["ErrorDetail"][];
+            /** @description A human-readable explanation; may change, do not parse it. */
+            message: string;
+        };
         Health: {
-            database: {
-                /** @description Round-trip time of a trivial query, in milliseconds. */
-                latencyMs: number;
-                /** @enum {string} */
-                status: "up";
-            };
-            queue: {
-                /** @enum {string} */
-                status: "up";
-            };
-            /** @enum {string} */
+            database: components["schemas"]["DatabaseHealth"];
+            queue: components["schemas"]["QueueHealth"];
+            /** @constant */
             status: "ok";
         };
         HealthEnvelope: {
@@ -801,6 +794,11 @@ export interface components {
             error: null;
             meta: components["schemas"]["Meta"];
         };
+        /**
+         * @description The media type of an image served by `getImage`.
+         * @enum {string}
+         */
+        ImageContentType: "image/webp" | "image/jpeg" | "image/png" | "image/gif" | "image/avif";
         LoginRequest: {
             /**
              * Format: email
@@ -826,6 +824,8 @@ export interface components {
              */
             requestId: string;
         };
+        /** @description Pass as `cursor` to get the next page; `null` on the last page. */
+        NextCursor: string | null;
         /** @description `meta` of a list: as `Meta`, with the paging state required. */
         PagedMeta: {
             page: components["schemas"]["PageMeta"];
@@ -842,9 +842,13 @@ export interface components {
              * @description The page size that was applied.
              */
             limit: number;
-            /** @description Pass as `cursor` to get the next page; `null` on the last page. */
-            nextCursor: string | null;
+            nextCursor: components["schemas"]["NextCursor"];
         };
+        /**
+         * Format: uuid
+         * @description The id of the top-level comment a reply answers; `null` for a top-level comment.
+         */
+        ParentCommentId: string | null;
         Ping: {
             /** @constant */
             status: "ok";
@@ -880,14 +884,9 @@ export interface components {
             excerpt: string;
             /** Format: uuid */
             id: string;
-            /**
-             * Format: date-time
-             * @description When the post was (or, if `scheduled`, will be) published; `null` for drafts.
-             */
-            publishedAt: string | null;
+            publishedAt: components["schemas"]["PublicationTime"];
             status: components["schemas"]["PostStatus"];
-            /** @description The thumbnail, or `null` when the post has none. */
-            thumbnail: components["schemas"]["Thumbnail"] | null;
+            thumbnail: components["schemas"]["PostThumbnail"];
             title: string;
             /** Format: date-time */
             updatedAt: string;
@@ -909,6 +908,18 @@ export interface components {
          * @enum {string}
          */
         PostStatus: "draft" | "scheduled" | "published";
+        /** @description A post's thumbnail, or `null` when the post has none. */
+        PostThumbnail: components["schemas"]["Thumbnail"] | null;
+        /**
+         * Format: date-time
+         * @description When the post was (or, if `scheduled`, will be) published; `null` for drafts.
+         */
+        PublicationTime: string | null;
+        /** @description The job queue, as `getHealth` found it. */
+        QueueHealth: {
+            /** @constant */
+            status: "up";
+        };
         RefreshRequest: {
             refreshToken: string;
         };
@@ -942,8 +953,7 @@ export interface components {
         };
         /** @description One rendition of a thumbnail. */
         ThumbnailSize: {
-            /** @enum {string} */
-            contentType: "image/webp" | "image/jpeg" | "image/png" | "image/gif" | "image/avif";
+            contentType: components["schemas"]["ImageContentType"];
             /**
              * Format: int32
              * @description Pixels.
@@ -963,8 +973,11 @@ export interface components {
         };
         /** @description One file part named `file`; its declared type and name are ignored. */
         ThumbnailUploadRequest: {
-            /** @description The image file (JPEG, PNG, WebP, GIF or AVIF; 5 MiB and 40 megapixels at most by default). */
-            file: string;
+            /**
+             * Format: binary
+             * @description The image file (JPEG, PNG, WebP, GIF or AVIF; 5 MiB and 40 megapixels at most by default).
+             */
+            file: Blob;
         };
         /** @description The tokens of a session, and who it belongs to. */
         TokenPair: {
@@ -1660,11 +1673,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/avif": string;
-                    "image/gif": string;
-                    "image/jpeg": string;
-                    "image/png": string;
-                    "image/webp": string;
+                    "image/avif": Blob;
+                    "image/gif": Blob;
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/webp": Blob;
                 };
             };
             /** @description The client's copy is current (`If-None-Match` matched). No body. */

@@ -72,6 +72,27 @@ t.test('rewording breaks nothing: descriptions and summaries of responses and op
   t.same(verdict.breaking, [])
 })
 
+t.test('naming breaks nothing: schemas moved into components of their own, one renamed, format: binary added', async (t) => {
+  // The contract before its schemas had names: each named one written out where it is used.
+  const unnamed = changed((spec) => {
+    const { schemas } = spec.components
+    const inline = (owner: string, property: string) => {
+      const { $ref, ...beside } = schema(spec, owner).properties[property]!
+      schema(spec, owner).properties[property] = { ...schemas[String($ref).split('/').pop()!], ...beside }
+    }
+    inline('Comment', 'parentId')
+    inline('ThumbnailSize', 'contentType')
+    inline('Post', 'thumbnail')
+    schemas.Error = schemas.ErrorInfo!
+    delete schemas.ErrorInfo
+    schema(spec, 'ErrorEnvelope').properties.error = { $ref: '#/components/schemas/Error' }
+    delete schema(spec, 'ThumbnailUploadRequest').properties.file!.format
+  })
+  const verdict = judge(unnamed, loadSpec())
+  t.ok(verdict.ok, verdict.lines.join('\n'))
+  t.same(verdict.breaking, [])
+})
+
 t.test('a version that is not semantic is refused', async (t) => {
   t.throws(() => judge(loadSpec(), changed(() => {}, 'v2')), /not a semantic version/)
 })
