@@ -692,9 +692,13 @@ export interface components {
         DatabaseHealth: {
             /** @description Round-trip time of a trivial query, in milliseconds. */
             latencyMs: number;
-            /** @constant */
-            status: "up";
+            status: components["schemas"]["DependencyStatus"];
         };
+        /**
+         * @description A dependency that answers is `up`; one that does not makes `getHealth` answer `503`.
+         * @enum {string}
+         */
+        DependencyStatus: "up";
         /**
          * @description What went wrong, as a stable code: branch on it, not on `message`. The list
          *     is closed for a given version of this document; codes are added only in a
@@ -917,8 +921,7 @@ export interface components {
         PublicationTime: string | null;
         /** @description The job queue, as `getHealth` found it. */
         QueueHealth: {
-            /** @constant */
-            status: "up";
+            status: components["schemas"]["DependencyStatus"];
         };
         RefreshRequest: {
             refreshToken: string;
