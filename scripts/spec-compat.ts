@@ -1,10 +1,10 @@
 // Whether a new version of the contract keeps the promises of the last released one. The diff
-// and its breaking/non-breaking classification come from api-smart-diff, which follows `$ref`s
-// and judges each change by where it is (a removed enum value breaks a request, not a response).
-// Its classification is used as is, plus one kind it does not see: a changed operationId, which
-// renames the function of every generated client (a removed or renamed component schema, which
-// renames a generated type, it does report). The version rule on top is ours: a breaking change
-// needs a higher major version.
+// and its breaking/non-breaking classification come from api-smart-diff, which judges each change
+// by where it is (a removed enum value breaks a request, not a response). It is given the contract
+// as the wire sees it (resolvedContract below); its classification is used as is. Two kinds of
+// break it cannot see there are added: a schema removed from `components` (renamed, or moved
+// inline) and a changed operationId, which rename the types and functions of every generated
+// client. The version rule on top is ours: a breaking change needs a higher major version.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { apiCompare } from 'api-smart-diff'
@@ -33,16 +33,57 @@ export function parseVersion(version: string): [number, number, number] {
  * response a major version.
  */
 const ANNOTATIONS = new Set(['description', 'summary', 'title', 'example', 'examples'])
+/** Maps whose keys are names chosen by us (a property called `title`), not keywords. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', 'encoding', '$defs'])
 
-/** Every change api-smart-diff classifies as breaking, as "path: description", prose aside. */
+type Node = unknown
+type Json = Record<string, Node>
+
+const SCHEMA_REF = '#/components/schemas/'
+
+/**
+ * The contract as api-smart-diff should read it: every schema `$ref` replaced by the schema it
+ * names (keywords beside a `$ref`, allowed by OpenAPI 3.1, laid over it), in the paths and in the
+ * components alike; prose and samples left out, and `format: binary` too (it tells generators
+ * "bytes" and constrains nothing: ajv-formats accepts any value). Read as written, api-smart-diff
+ * reports an inline schema moved into a component of its own as constraints removed (when a
+ * description stands beside the new `$ref`, or the `$ref` sits in a component another one uses).
+ */
+export function resolvedContract(document: object): object {
+  const schemas = ((document as Json).components as Json | undefined)?.schemas as Json | undefined
+  const inline = (node: Node, within: string, refs: string[]): Node => {
+    if (Array.isArray(node)) return node.map((item) => inline(item, within, refs))
+    if (node === null || typeof node !== 'object') return node
+    const { $ref, ...rest } = node as Json
+    const kept = Object.entries(rest).filter(([key, value]) => NAME_MAPS.has(within) || !(ANNOTATIONS.has(key) || (key === 'format' && value === 'binary')))
+    const own = Object.fromEntries(kept.map(([key, value]) => [key, inline(value, key, refs)]))
+    if (typeof $ref !== 'string' || !$ref.startsWith(SCHEMA_REF)) return typeof $ref === 'string' ? { $ref, ...own } : own
+    if (refs.includes($ref)) throw new Error(`circular $ref ${$ref}`)
+    return { ...(inline(schemas?.[$ref.slice(SCHEMA_REF.length)], within, [...refs, $ref]) as Json), ...own }
+  }
+  return inline(document, '', []) as object
+}
+
+/**
+ * Every breaking change, as "action path". On the wire, a whole schema added to or removed from
+ * `components` is compared where it is used; its name is compared on its own (removedSchemas).
+ */
 export function breakingChanges(before: object, after: object): string[] {
-  const { diffs } = apiCompare(before, after)
-  // A keyword, not a property that happens to be named `title` (`…properties.title`).
-  const isAnnotation = (path: unknown[]) => ANNOTATIONS.has(String(path.at(-1))) && path.at(-2) !== 'properties'
+  const { diffs } = apiCompare(resolvedContract(before), resolvedContract(after))
+  const wholeSchema = (path: unknown[]) => path.length === 3 && path[0] === 'components' && path[1] === 'schemas'
   return [
-    ...diffs.filter((diff) => diff.type === 'breaking' && !isAnnotation(diff.path)).map((diff) => `${diff.action} ${diff.path.join('.')}`),
+    ...diffs.filter((diff) => diff.type === 'breaking' && !wholeSchema(diff.path)).map((diff) => `${diff.action} ${diff.path.join('.')}`),
+    ...removedSchemas(before, after),
     ...renamedOperations(before, after),
   ]
+}
+
+/** Component schemas gone by name: each was a type in generated clients. */
+function removedSchemas(before: object, after: object): string[] {
+  const [was, is] = [before, after].map((spec) => ((spec as Json).components as Json | undefined)?.schemas as Json | undefined)
+  return Object.keys(was ?? {})
+    .filter((name) => !(name in (is ?? {})))
+    .map((name) => `remove components.schemas.${name} (a generated type name)`)
 }
 
 /** Operations kept at the same path and method under another operationId. */
@@ -58,21 +99,45 @@ function renamedOperations(before: object, after: object): string[] {
   )
 }
 
+/**
+ * The breaking changes at their source: a change inside a component schema is reported by
+ * api-smart-diff once where it is defined and again wherever a `$ref` leads to it (every response
+ * of every operation, for the error envelope); the repeats are left out.
+ */
+export function atSource(changes: string[], before: object, after: object): string[] {
+  const listed = new Set(changes)
+  /** `components.schemas.<name>.<rest>` for the last schema `$ref` that `path` passes through. */
+  const viaRef = (document: object, path: string[]): string | undefined => {
+    let node: Node = document
+    let source: string | undefined
+    for (const [index, segment] of path.entries()) {
+      // Responses, parameters and schemas alike may be `$ref`s (local ones only, in this document).
+      for (let ref = (node as Json | undefined)?.$ref; typeof ref === 'string' && ref.startsWith('#/'); ref = (node as Json | undefined)?.$ref) {
+        const pointer = ref.slice(2).split('/')
+        node = pointer.reduce<Node>((at, key) => (at as Json | undefined)?.[key], document)
+        if (ref.startsWith(SCHEMA_REF)) source = [...pointer, ...path.slice(index)].join('.')
+      }
+      if (node === null || typeof node !== 'object') return undefined
+      node = (node as Json)[segment]
+    }
+    return source
+  }
+  return changes.filter((change) => {
+    const [action, path] = change.split(' ', 2) as [string, string]
+    const segments = path.split('.')
+    const source = viaRef(before, segments) ?? viaRef(after, segments)
+    return !(source && source !== path && listed.has(`${action} ${source}`))
+  })
+}
+
 export function judge(released: Document, current: Document): Verdict {
-  const breaking = breakingChanges(released, current)
+  const breaking = atSource(breakingChanges(released, current), released, current)
   const [before, after] = [released.info.version, current.info.version].map(parseVersion) as [[number, number, number], [number, number, number]]
   const summary = `released ${released.info.version} → current ${current.info.version}: ${breaking.length} breaking change(s)`
   if (breaking.length === 0) return { ok: true, breaking, lines: [summary] }
-  if (after[0] > before[0]) return { ok: true, breaking, lines: [`${summary}, allowed by the major version going up`] }
-  return {
-    ok: false,
-    breaking,
-    lines: [
-      `${summary} without a major version bump (info.version must go to ${before[0] + 1}.0.0 or above):`,
-      ...breaking.slice(0, 30).map((change) => `  breaking: ${change}`),
-      ...(breaking.length > 30 ? [`  … and ${breaking.length - 30} more`] : []),
-    ],
-  }
+  const listed = [...breaking.slice(0, 30).map((change) => `  breaking: ${change}`), ...(breaking.length > 30 ? [`  … and ${breaking.length - 30} more`] : [])]
+  if (after[0] > before[0]) return { ok: true, breaking, lines: [`${summary}, allowed by the major version going up:`, ...listed] }
+  return { ok: false, breaking, lines: [`${summary} without a major version bump (info.version must go to ${before[0] + 1}.0.0 or above):`, ...listed] }
 }
 
 /** The highest version kept under `dir` as openapi-<version>.yaml. */

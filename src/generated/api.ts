@@ -631,11 +631,8 @@ export interface components {
             createdAt: string;
             /** Format: uuid */
             id: string;
-            /**
-             * Format: uuid
-             * @description The top-level comment this one answers; `null` for a top-level comment.
-             */
-            parentId: string | null;
+            /** @description The top-level comment this one answers; `null` for a top-level comment. */
+            parentId: components["schemas"]["ParentCommentId"];
             /** Format: uuid */
             postId: string;
             /** Format: date-time */
@@ -666,11 +663,8 @@ export interface components {
         CreateCommentRequest: {
             /** @description Plain text, shown as written; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             body: string;
-            /**
-             * Format: uuid
-             * @description A top-level comment of the same post to reply to; absent or `null` for a top-level comment.
-             */
-            parentId?: string | null;
+            /** @description A top-level comment of the same post to reply to; absent or `null` for a top-level comment. */
+            parentId?: components["schemas"]["ParentCommentId"];
         };
         /**
          * @description `publishedAt` is required with `status: scheduled` (and must be in the
@@ -694,14 +688,17 @@ export interface components {
             /** @description Not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             title: string;
         };
-        /** @description What went wrong. */
-        Error: {
-            code: components["schemas"]["ErrorCode"];
-            /** @description The individual problems, empty when there is nothing to add to `message`. */
-            details: components["schemas"]["ErrorDetail"][];
-            /** @description A human-readable explanation; may change, do not parse it. */
-            message: string;
+        /** @description The database, as `getHealth` found it. */
+        DatabaseHealth: {
+            /** @description Round-trip time of a trivial query, in milliseconds. */
+            latencyMs: number;
+            status: components["schemas"]["DependencyStatus"];
         };
+        /**
+         * @description A dependency that answers is `up`; one that does not makes `getHealth` answer `503`.
+         * @enum {string}
+         */
+        DependencyStatus: "up";
         /**
          * @description What went wrong, as a stable code: branch on it, not on `message`. The list
          *     is closed for a given version of this document; codes are added only in a
@@ -713,10 +710,6 @@ export interface components {
          *     - `PAYLOAD_TOO_LARGE` (413): the body is over the size limit.
          *     - `ROUTE_NOT_FOUND` (404): no operation has this path.
          *     - `METHOD_NOT_ALLOWED` (405): the path exists but not with this method.
-         *     - `NOT_ACCEPTABLE` (406): never sent. Every operation answers in its documented
-         *       type whatever `Accept` says (RFC 9110 §12.5.1 lets a server disregard it), so
-         *       no operation lists 406. It stays in this list until the next major version:
-         *       removing it would break client code that names it in a generated SDK.
          *     - `MALFORMED_REQUEST` (400): the request is not valid HTTP (its request line or headers cannot be parsed, its chunked framing is broken, or it is HTTP/1.1 without `Host`).
          *     - `REQUEST_TIMEOUT` (408): the whole request was not received within 30 seconds.
          *     - `HEADERS_TOO_LARGE` (431): the request line and headers together are over 16 KiB.
@@ -751,7 +744,7 @@ export interface components {
          *     - `INTERNAL_ERROR` (500): an unexpected failure; no details are disclosed.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "FORBIDDEN" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "FORBIDDEN" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** @description One problem with the request. */
         ErrorDetail: {
             /**
@@ -782,21 +775,21 @@ export interface components {
         /** @description The body of every error answer. */
         ErrorEnvelope: {
             data: null;
-            error: components["schemas"]["Error"];
+            error: components["schemas"]["ErrorInfo"];
             meta: components["schemas"]["Meta"];
         };
+        /** @description What went wrong (the `error` of an error answer). */
+        ErrorInfo: {
+            code: components["schemas"]["ErrorCode"];
+            /** @description The individual problems, empty when there is nothing to add to `message`. */
+            details: components["schemas"]["ErrorDetail"][];
+            /** @description A human-readable explanation; may change, do not parse it. */
+            message: string;
+        };
         Health: {
-            database: {
-                /** @description Round-trip time of a trivial query, in milliseconds. */
-                latencyMs: number;
-                /** @enum {string} */
-                status: "up";
-            };
-            queue: {
-                /** @enum {string} */
-                status: "up";
-            };
-            /** @enum {string} */
+            database: components["schemas"]["DatabaseHealth"];
+            queue: components["schemas"]["QueueHealth"];
+            /** @constant */
             status: "ok";
         };
         HealthEnvelope: {
@@ -804,6 +797,11 @@ export interface components {
             error: null;
             meta: components["schemas"]["Meta"];
         };
+        /**
+         * @description The media type of an image served by `getImage`.
+         * @enum {string}
+         */
+        ImageContentType: "image/webp" | "image/jpeg" | "image/png" | "image/gif" | "image/avif";
         LoginRequest: {
             /**
              * Format: email
@@ -829,6 +827,8 @@ export interface components {
              */
             requestId: string;
         };
+        /** @description Pass as `cursor` to get the next page; `null` on the last page. */
+        NextCursor: string | null;
         /** @description `meta` of a list: as `Meta`, with the paging state required. */
         PagedMeta: {
             page: components["schemas"]["PageMeta"];
@@ -845,9 +845,13 @@ export interface components {
              * @description The page size that was applied.
              */
             limit: number;
-            /** @description Pass as `cursor` to get the next page; `null` on the last page. */
-            nextCursor: string | null;
+            nextCursor: components["schemas"]["NextCursor"];
         };
+        /**
+         * Format: uuid
+         * @description The id of the top-level comment a reply answers; `null` for a top-level comment.
+         */
+        ParentCommentId: string | null;
         Ping: {
             /** @constant */
             status: "ok";
@@ -858,7 +862,7 @@ export interface components {
             time: string;
             /**
              * @description The version of this contract the server implements (`info.version`).
-             * @example 0.3.0
+             * @example 1.0.0
              */
             version: string;
         };
@@ -883,14 +887,9 @@ export interface components {
             excerpt: string;
             /** Format: uuid */
             id: string;
-            /**
-             * Format: date-time
-             * @description When the post was (or, if `scheduled`, will be) published; `null` for drafts.
-             */
-            publishedAt: string | null;
+            publishedAt: components["schemas"]["PublicationTime"];
             status: components["schemas"]["PostStatus"];
-            /** @description The thumbnail, or `null` when the post has none. */
-            thumbnail: components["schemas"]["Thumbnail"] | null;
+            thumbnail: components["schemas"]["PostThumbnail"];
             title: string;
             /** Format: date-time */
             updatedAt: string;
@@ -912,6 +911,17 @@ export interface components {
          * @enum {string}
          */
         PostStatus: "draft" | "scheduled" | "published";
+        /** @description A post's thumbnail, or `null` when the post has none. */
+        PostThumbnail: components["schemas"]["Thumbnail"] | null;
+        /**
+         * Format: date-time
+         * @description When the post was (or, if `scheduled`, will be) published; `null` for drafts.
+         */
+        PublicationTime: string | null;
+        /** @description The job queue, as `getHealth` found it. */
+        QueueHealth: {
+            status: components["schemas"]["DependencyStatus"];
+        };
         RefreshRequest: {
             refreshToken: string;
         };
@@ -945,8 +955,7 @@ export interface components {
         };
         /** @description One rendition of a thumbnail. */
         ThumbnailSize: {
-            /** @enum {string} */
-            contentType: "image/webp" | "image/jpeg" | "image/png" | "image/gif" | "image/avif";
+            contentType: components["schemas"]["ImageContentType"];
             /**
              * Format: int32
              * @description Pixels.
@@ -966,8 +975,11 @@ export interface components {
         };
         /** @description One file part named `file`; its declared type and name are ignored. */
         ThumbnailUploadRequest: {
-            /** @description The image file (JPEG, PNG, WebP, GIF or AVIF; 5 MiB and 40 megapixels at most by default). */
-            file: string;
+            /**
+             * Format: binary
+             * @description The image file (JPEG, PNG, WebP, GIF or AVIF; 5 MiB and 40 megapixels at most by default).
+             */
+            file: Blob;
         };
         /** @description The tokens of a session, and who it belongs to. */
         TokenPair: {
@@ -1691,11 +1703,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/avif": string;
-                    "image/gif": string;
-                    "image/jpeg": string;
-                    "image/png": string;
-                    "image/webp": string;
+                    "image/avif": Blob;
+                    "image/gif": Blob;
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/webp": Blob;
                 };
             };
             /** @description The client's copy is current (`If-None-Match` matched). No body. */

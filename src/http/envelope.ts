@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import type { components } from '../generated/api.ts'
 
 type PageMeta = components['schemas']['PageMeta']
-type ErrorBody = components['schemas']['Error']
+type ErrorBody = components['schemas']['ErrorInfo']
 
 export function success<T>(request: FastifyRequest, data: T) {
   return { data, error: null, meta: { requestId: request.id } }

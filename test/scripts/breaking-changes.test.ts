@@ -2,11 +2,15 @@
 // one per kind of break client teams would feel, a pair that only adds, and a major bump.
 import t from 'tap'
 import { loadSpec } from '../../src/spec.ts'
-import { judge } from '../../scripts/spec-compat.ts'
+import { judge, parseVersion } from '../../scripts/spec-compat.ts'
 
 type Spec = ReturnType<typeof loadSpec>
 type Schema = { properties: Record<string, Record<string, unknown>>; required: string[]; enum?: string[] }
 const schema = (spec: Spec, name: string) => spec.components.schemas[name] as unknown as Schema
+
+const [major, minor] = parseVersion(loadSpec().info.version)
+const nextMinor = `${major}.${minor + 1}.0`
+const nextMajor = `${major + 1}.0.0`
 
 function changed(edit: (spec: Spec) => void, version?: string): Spec {
   const after = structuredClone(loadSpec())
@@ -31,9 +35,9 @@ const breaks: Record<string, [(spec: Spec) => void, RegExp]> = {
       request.properties.slug = { type: 'string', maxLength: 80 }
       request.required.push('slug')
     },
-    /add paths\.\/posts\.post\.requestBody\..*\.required/,
+    /add components\.schemas\.CreatePostRequest\.required/,
   ],
-  'narrowed enum': [(spec) => (schema(spec, 'PostStatus').enum = ['draft', 'published']), /remove paths\.\/posts\.post\.requestBody\..*\.enum/],
+  'narrowed enum': [(spec) => (schema(spec, 'PostStatus').enum = ['draft', 'published']), /remove components\.schemas\.PostStatus\.enum/],
   'renamed schema (a generated type name)': [
     (spec) => {
       const schemas = spec.components.schemas as Record<string, unknown>
@@ -48,10 +52,10 @@ const breaks: Record<string, [(spec: Spec) => void, RegExp]> = {
 
 for (const [kind, [edit, expected]] of Object.entries(breaks)) {
   t.test(`${kind}: fails without a major bump, passes with one`, async (t) => {
-    const verdict = judge(loadSpec(), changed(edit, '0.2.0'))
+    const verdict = judge(loadSpec(), changed(edit, nextMinor))
     t.notOk(verdict.ok, verdict.lines[0] ?? '')
     t.ok(verdict.breaking.some((change) => expected.test(change)), `reports ${expected}`, { breaking: verdict.breaking.slice(0, 5) })
-    t.ok(judge(loadSpec(), changed(edit, '1.0.0')).ok, 'allowed at 1.0.0')
+    t.ok(judge(loadSpec(), changed(edit, nextMajor)).ok, `allowed at ${nextMajor}`)
   })
 }
 
@@ -62,7 +66,7 @@ t.test('additions break nothing: a new operation, an optional request field, a n
       spec.paths['/posts/{id}/related'] = { get: { ...spec.paths['/posts/{id}']!.get!, operationId: 'listRelatedPosts' } }
       schema(spec, 'CreatePostRequest').properties.subtitle = { type: 'string', maxLength: 200 }
       schema(spec, 'Post').properties.readingMinutes = { type: 'integer', format: 'int32', minimum: 0, maximum: 1000 }
-    }, '0.2.0'),
+    }, nextMinor),
   )
   t.ok(verdict.ok, verdict.lines.join('\n'))
   t.same(verdict.breaking, [])
@@ -75,10 +79,46 @@ t.test('rewording breaks nothing: descriptions and summaries of responses and op
       const responses = spec.components.responses as Record<string, { description: string }>
       for (const response of Object.values(responses)) response.description = `${response.description} Reworded.`
       spec.paths['/posts']!.get!.summary = 'Reworded summary'
-    }, '0.2.0'),
+    }, nextMinor),
   )
   t.ok(verdict.ok, verdict.lines.join('\n'))
   t.same(verdict.breaking, [])
+})
+
+// The contract before its schemas had names: each named one written out where it is used.
+function unnamed(spec: Spec) {
+  const { schemas } = spec.components
+  const inline = (owner: string, property: string) => {
+    const { $ref, ...beside } = schema(spec, owner).properties[property]!
+    schema(spec, owner).properties[property] = { ...schemas[String($ref).split('/').pop()!], ...beside }
+  }
+  inline('Comment', 'parentId')
+  inline('ThumbnailSize', 'contentType')
+  inline('Post', 'thumbnail')
+  delete schema(spec, 'ThumbnailUploadRequest').properties.file!.format
+}
+
+t.test('naming breaks nothing on the wire: schemas moved into components of their own, format: binary added', async (t) => {
+  const verdict = judge(changed(unnamed), loadSpec())
+  t.ok(verdict.ok, verdict.lines.join('\n'))
+  t.same(verdict.breaking, [])
+})
+
+t.test('a renamed schema is breaking, though the wire is the same: it renames a generated type', async (t) => {
+  const before = changed((spec) => {
+    const { schemas } = spec.components
+    schemas.Error = schemas.ErrorInfo!
+    delete schemas.ErrorInfo
+    schema(spec, 'ErrorEnvelope').properties.error = { $ref: '#/components/schemas/Error' }
+  })
+  const verdict = judge(before, changed(() => {}, nextMinor))
+  t.notOk(verdict.ok)
+  t.same(verdict.breaking, ['remove components.schemas.Error (a generated type name)'], 'reported once, by name, not at every response')
+})
+
+t.test('a change to a shared schema is reported where it is defined, not again at each operation using it', async (t) => {
+  const verdict = judge(loadSpec(), changed((spec) => (spec.components.schemas.ErrorCode as { enum: string[] }).enum.pop(), nextMinor))
+  t.same(verdict.breaking, [`remove components.schemas.ErrorCode.enum.${(loadSpec().components.schemas.ErrorCode as { enum: string[] }).enum.length - 1}`])
 })
 
 t.test('a version that is not semantic is refused', async (t) => {

@@ -1,0 +1,13 @@
+// @hey-api/openapi-ts: types, SDK functions and its fetch client.
+import { createClient } from '@hey-api/openapi-ts'
+import type { Generator } from './generator.ts'
+
+export const heyApi: Generator = {
+  name: '@hey-api/openapi-ts',
+  key: 'hey-api',
+  async generate(spec, dir) {
+    await createClient({ input: spec, output: dir, plugins: ['@hey-api/typescript', '@hey-api/sdk', '@hey-api/client-fetch'], logs: { file: false } })
+  },
+  module: 'index.ts',
+  ownNames: /^(Options|ClientOptions)$/,
+}

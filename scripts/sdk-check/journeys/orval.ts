@@ -1,0 +1,33 @@
+// The journey through orval's fetch client: each answer is `{ status, data }`, `data` typed by status.
+import { createPost, getImage, getPost, listPosts, register, uploadPostThumbnail } from './client/api.ts'
+import { check, imageKey, newAccount, photo, unknownPostId } from './kit.ts'
+
+const registered = await register(newAccount())
+check(registered.status === 201, `register: ${registered.status}`)
+const { accessToken, user } = registered.data.data
+const signedIn = { headers: { authorization: `Bearer ${accessToken}` } }
+
+const ids: string[] = []
+for (const title of ['First', 'Second']) {
+  const created = await createPost({ title, body: 'Written through orval.', status: 'published' }, signedIn)
+  check(created.status === 201, `createPost: ${created.status}`)
+  ids.push(created.data.data.id)
+}
+
+const uploaded = await uploadPostThumbnail(ids[0]!, { file: photo() }, signedIn)
+check(uploaded.status === 200 && uploaded.data.data.thumbnail, `uploadPostThumbnail: ${uploaded.status}`)
+
+const downloaded = await getImage(imageKey(uploaded.data.data.thumbnail.sizes[0]!.url))
+check(downloaded.status === 200, `getImage: ${downloaded.status}`)
+const image: Blob = downloaded.data
+check(image.size > 0 && image.type === 'image/webp', `getImage: a WebP Blob, not ${image.type}`)
+
+const first = await listPosts({ author: user.id, limit: 1 })
+check(first.status === 200 && first.data.meta.page.nextCursor, `listPosts: a first page of one with a cursor (${first.status})`)
+const second = await listPosts({ author: user.id, limit: 1, cursor: first.data.meta.page.nextCursor })
+check(second.status === 200, `listPosts: the second page (${second.status})`)
+const listed = [...first.data.data, ...second.data.data].map((post) => post.id)
+check(listed.length === 2 && ids.every((id) => listed.includes(id)), `listPosts: both posts over two pages (${listed.join(', ')})`)
+
+const missing = await getPost(unknownPostId)
+check(missing.status === 404 && missing.data.error.code === 'POST_NOT_FOUND', `getPost on an unknown id: ${missing.status}`)
