@@ -8,18 +8,30 @@ import { shorten } from './shorten.ts'
 import { authorize } from './security.ts'
 import type { OpenApiDocument, OperationSpec } from '../spec.ts'
 
+/** A request that announces no body bytes: no Content-Length above 0, no chunked framing. */
+const sendsNoBody = (headers: { 'content-length'?: string; 'transfer-encoding'?: string }) =>
+  headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0')
+
 /**
  * 415 before the body is read when its media type is not one the operation's `requestBody`
  * declares. Fastify would parse any type it has a parser for (text/plain, multipart) and hand the
- * handler a body its schema never described.
+ * handler a body its schema never described. And 400 when a required body is missing altogether:
+ * without a Content-Type no body schema applies, and the handler would meet `undefined`.
  */
 function acceptMediaTypes(operation: OperationSpec): onRequestHookHandler | null {
-  const requestBody = operation.requestBody as { content?: Record<string, unknown> } | undefined
+  const requestBody = operation.requestBody as { content?: Record<string, unknown>; required?: boolean } | undefined
   const declared = Object.keys(requestBody?.content ?? {})
   if (declared.length === 0) return null
   return async (request) => {
     const header = request.headers['content-type']
-    if (header === undefined) return
+    if (header === undefined) {
+      if (requestBody?.required === true && sendsNoBody(request.headers)) {
+        throw new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [
+          { path: '/body', message: `a body is required (${declared.join(' or ')})`, code: 'required' },
+        ])
+      }
+      return
+    }
     const mediaType = header.split(';')[0]!.trim().toLowerCase()
     if (!declared.includes(mediaType)) {
       throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type ${shorten(mediaType, 100) || '(empty)'} is not accepted here; send ${declared.join(' or ')}.`)
