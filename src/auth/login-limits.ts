@@ -13,7 +13,7 @@ import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
-import { ApiError } from '../http/api-error.ts'
+import { ApiError } from '../errors/api-error.ts'
 import { addressKey } from './client-address.ts'
 import { countOne, makeRateLimitStore, releaseOne } from './rate-limit-store.ts'
 

@@ -2,7 +2,7 @@
 import type { components } from '../generated/api.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import { isMissingRecord, isUniqueViolation } from '../db/errors.ts'
-import { ApiError, invalid, notFound, refuseBlank } from '../http/api-error.ts'
+import { ApiError, invalid, notFound, refuseBlank } from '../errors/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeKeyCursor, keyPageOf } from '../http/cursor.ts'
 import { makeCategoryStore, type CategoryRecord } from './category-store.ts'
 import type { PostChanges } from './post-changes.ts'

@@ -2,7 +2,7 @@
 import type { components } from '../generated/api.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import { isMissingRecord } from '../db/errors.ts'
-import { ApiError, notFound, refuseBlank } from '../http/api-error.ts'
+import { ApiError, notFound, refuseBlank } from '../errors/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { Principal } from '../http/security.ts'
 import { makeCommentStore, type CommentRecord } from './comment-store.ts'

@@ -7,7 +7,7 @@
 // not spend its allowance on waiting.
 import type { Config } from '../config.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
-import { ApiError } from '../http/api-error.ts'
+import { ApiError } from '../errors/api-error.ts'
 import { makeRateLimitStore, releaseOne } from '../auth/rate-limit-store.ts'
 
 function tooMany(max: number, ttlMs: number) {

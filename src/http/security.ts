@@ -5,8 +5,8 @@ import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { Config } from '../config.ts'
 import type { SecurityRequirement } from '../spec.ts'
-import { ApiError } from './api-error.ts'
-import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from './challenges.ts'
+import { ApiError } from '../errors/api-error.ts'
+import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../errors/challenges.ts'
 
 export type Role = 'user' | 'admin'
 
