@@ -3,7 +3,7 @@
 import type { Config } from '../config.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import { ApiError, notFound, RETRY_AFTER_SECONDS } from '../errors/api-error.ts'
-import type { Principal } from '../http/security.ts'
+import type { Principal } from '../auth/principal.ts'
 import { makeRenditions } from '../images/renditions.ts'
 import { makeWorkPool, OwnerBusyError, PoolBusyError } from '../images/work-pool.ts'
 import { makeImageStore } from './image-store.ts'
