@@ -11,8 +11,7 @@ import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../cursor.ts'
 import type { AccessClaims, Principal } from './principal.ts'
 import { isUniqueViolation } from '../db/errors.ts'
 import type { AccountStore, AdminGrantOutcome, TransactionSql, UserRecord } from './account-store.ts'
-import type { PasswordCheckLimit } from './login-limits.ts'
-import { passwordTooLong, type PasswordHasher } from './passwords.ts'
+import { passwordTooLong, type PasswordCheckLimit, type PasswordHasher } from './passwords.ts'
 
 type User = components['schemas']['User']
 type TokenPair = components['schemas']['TokenPair']
