@@ -7,7 +7,7 @@ import { scratchPostgres } from './bench/database.ts'
 import { formatFigure, measure } from './bench/measure.ts'
 import { seed } from './bench/seed.ts'
 import { startServer } from './bench/server.ts'
-import { encodeCursor } from '../src/http/cursor.ts'
+import { encodeCursor } from '../src/cursor.ts'
 
 const POSTS = Number(process.env.BENCH_POSTS ?? 1_000_000)
 const DURATION = Number(process.env.BENCH_DURATION_SECONDS ?? 5)

@@ -6,8 +6,8 @@ import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import { makeAccountCleanup } from './auth/account-cleanup.ts'
 import { makeAccountStore } from './auth/account-store.ts'
 import { ADMIN_GRANT_MESSAGES, makeAuthService, type AuthService } from './auth/auth-service.ts'
-import { makeLoginLimits, type LoginLimits } from './auth/login-limits.ts'
 import { makePasswordHasher, type PasswordHasher } from './auth/passwords.ts'
+import { makeRateLimitStore } from './auth/rate-limit-store.ts'
 import type { Config } from './config.ts'
 import { makeCategoryService, type CategoryService } from './content/categories.ts'
 import { makeCommentService, type CommentService } from './content/comments.ts'
@@ -28,6 +28,7 @@ import { handleClientError, trackAnswers } from './http/client-error.ts'
 import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
 import { handleError, installErrorHandler } from './http/error-handler.ts'
 import { registerJsonBodies } from './http/json-body.ts'
+import { makeLoginLimits, type LoginLimits } from './http/login-limits.ts'
 import { installNotFoundHandler } from './http/not-found.ts'
 import { registerLingeringClose } from './http/lingering-close.ts'
 import { registerOverloadGuard } from './http/overload.ts'
@@ -217,7 +218,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     const outcome = await auth.bootstrapAdmin(config.adminEmail, config.adminPassword!)
     app.log[outcome === 'taken-over' ? 'warn' : 'info']({ adminEmail: config.adminEmail, outcome }, ADMIN_GRANT_MESSAGES[outcome])
   }
-  const loginLimits = await makeLoginLimits(app, database.prisma, config)
+  const loginLimits = await makeLoginLimits(app, makeRateLimitStore(database.prisma), config)
   const requestImageSweep = () => enqueueImageSweep(queue!.boss, app.log)
   const posts = makePostService({
     prisma: database.prisma,

@@ -8,6 +8,15 @@ import { Piscina } from 'piscina'
 /** bcrypt reads only the first 72 bytes; longer passwords would be silently truncated. */
 export const PASSWORD_MAX_BYTES = 72
 
+/**
+ * Counts a password check against the account's allowance before it runs; gives it back when it
+ * matched. The auth service takes it from its caller (http/login-limits.ts), which knows the address.
+ */
+export interface PasswordCheckLimit {
+  before(email: string): Promise<void>
+  accepted(email: string): Promise<void>
+}
+
 export const passwordTooLong = (password: string) => Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES
 
 export function makePasswordHasher(cost: number) {

@@ -2,7 +2,7 @@
 // instance forgets the affected posts at once (so its next read shows the write), and on
 // PostgreSQL every other instance is told through NOTIFY (src/db/post-invalidations.ts).
 // A notification lost with a crashing writer is bounded by the cache's TTL.
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../log.ts'
 import { ALL as EVERYTHING } from '../db/post-invalidations.ts'
 import type { PostCache, PostSelector } from './post-cache.ts'
 
@@ -32,7 +32,7 @@ export function applyMessage(cache: PostCache, message: string) {
   else cache.invalidate(selector)
 }
 
-export function makePostChanges(cache: PostCache, broadcast: Broadcast, log: FastifyBaseLogger) {
+export function makePostChanges(cache: PostCache, broadcast: Broadcast, log: Logger) {
   return {
     /** Call after the write committed. Never throws: the write stands whatever happens here. */
     async changed(selector: PostSelector): Promise<void> {

@@ -2,9 +2,8 @@
 // the images nobody uses any more to be swept (src/jobs/sweep-images.ts).
 import type { Config } from '../config.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
-import { ApiError, notFound } from '../http/api-error.ts'
-import type { Principal } from '../http/security.ts'
-import { RETRY_AFTER_SECONDS } from '../http/error-handler.ts'
+import { ApiError, notFound, RETRY_AFTER_SECONDS } from '../errors/api-error.ts'
+import type { Principal } from '../auth/principal.ts'
 import { makeRenditions } from '../images/renditions.ts'
 import { makeWorkPool, OwnerBusyError, PoolBusyError } from '../images/work-pool.ts'
 import { makeImageStore } from './image-store.ts'

@@ -1,6 +1,6 @@
 // Who may see and change a post: one place for the rules every content operation applies.
 // Drafts and scheduled posts exist only for their author and admins; to anyone else they are 404.
-import type { Principal } from '../http/security.ts'
+import type { Principal } from '../auth/principal.ts'
 
 interface Owned {
   authorId: string

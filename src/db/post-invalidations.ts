@@ -5,7 +5,7 @@
 // database is down no write can commit, and the cache is what keeps serving reads.
 // The embedded database has a single instance: nothing to tell anyone.
 import pg from 'pg'
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../log.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
 
 export const CHANNEL = 'post_cache'
@@ -26,7 +26,7 @@ export const notifyWith = (prisma: PrismaClient) => async (message: string) => {
 export function listenForInvalidations(
   connectionString: string,
   onMessage: (message: string) => void,
-  log: FastifyBaseLogger,
+  log: Logger,
   retryMs = 500,
 ): InvalidationListener {
   let client: pg.Client | undefined

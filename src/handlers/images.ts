@@ -1,6 +1,6 @@
 // Tag `images`: post thumbnails and the image bytes behind them.
 import { etagOf } from '../content/post-view.ts'
-import { notFound } from '../http/api-error.ts'
+import { notFound } from '../errors/api-error.ts'
 import { ifNoneMatchHits } from '../http/conditional.ts'
 import { success } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'

@@ -1,6 +1,5 @@
 // Tag `system`: liveness, readiness and metrics.
-import { ApiError } from '../http/api-error.ts'
-import { RETRY_AFTER_SECONDS } from '../http/error-handler.ts'
+import { ApiError, RETRY_AFTER_SECONDS } from '../errors/api-error.ts'
 import { success } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
 

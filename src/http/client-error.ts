@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import type { ErrorCode } from './api-error.ts'
+import type { ErrorCode } from '../errors/api-error.ts'
 import { API_VERSION_HEADER, apiVersion } from './api-version.ts'
 
 /** Node's parser errors by code (llhttp's HPE_* and Node's own), as Node itself answers them. */

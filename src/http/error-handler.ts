@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { API_VERSION_HEADER, apiVersion } from './api-version.ts'
 import { isDatabaseUnavailable } from '../db/errors.ts'
-import { ApiError, type ErrorCode, type ErrorDetail } from './api-error.ts'
+import { ApiError, RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetail } from '../errors/api-error.ts'
 import { failure } from './envelope.ts'
 import { shorten } from './shorten.ts'
 
@@ -66,9 +66,6 @@ function toApiError(error: FastifyError): ApiError | null {
   if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError(400, 'MALFORMED_JSON', 'The body is not valid JSON.')
   return null
 }
-
-/** Seconds a client should wait before retrying a 503. */
-export const RETRY_AFTER_SECONDS = 5
 
 export const databaseUnavailable = () =>
   new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; try again shortly.', [{ path: 'database', message: 'The database cannot be reached.' }], {

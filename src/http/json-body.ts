@@ -5,7 +5,7 @@
 // long to validate, and one error each). Such a body is refused for its shape, at the cost of
 // reading it once.
 import type { FastifyInstance } from 'fastify'
-import { ApiError } from './api-error.ts'
+import { ApiError } from '../errors/api-error.ts'
 
 /** Levels of arrays and objects, the root included: deeper than any request schema goes, by far. */
 export const MAX_JSON_DEPTH = 32

@@ -1,7 +1,7 @@
 // Unknown paths answer 404 ROUTE_NOT_FOUND; a known path with a method it does not have answers
 // 405 METHOD_NOT_ALLOWED with an Allow header, so clients can tell a typo from a wrong verb.
 import type { FastifyInstance } from 'fastify'
-import { ApiError } from './api-error.ts'
+import { ApiError } from '../errors/api-error.ts'
 import { sendError } from './error-handler.ts'
 import { shorten } from './shorten.ts'
 import { listOperations } from '../spec.ts'

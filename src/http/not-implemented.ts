@@ -1,6 +1,6 @@
 // Operations whose issue is still open answer 501 NOT_IMPLEMENTED in the envelope, and are
 // marked so a test can list them: nothing unfinished passes for done.
-import { ApiError } from './api-error.ts'
+import { ApiError } from '../errors/api-error.ts'
 import type { OperationHandler, OperationId } from './operations.ts'
 
 const NOT_IMPLEMENTED = Symbol('notImplemented')

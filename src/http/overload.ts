@@ -3,8 +3,7 @@
 import underPressure from '@fastify/under-pressure'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
-import { ApiError } from './api-error.ts'
-import { RETRY_AFTER_SECONDS } from './error-handler.ts'
+import { ApiError, RETRY_AFTER_SECONDS } from '../errors/api-error.ts'
 
 /** Routes still answered under pressure: the metrics that show the lag to the operator. */
 const EXEMPT = new Set(['/metrics'])

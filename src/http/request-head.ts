@@ -5,7 +5,7 @@
 // HTTP defines (RFC 9110 §10.1.1, where a server MAY answer others 417), so no client loses by it,
 // and the contract lists no refusal that no real client meets.
 import type { FastifyInstance } from 'fastify'
-import { ApiError } from './api-error.ts'
+import { ApiError } from '../errors/api-error.ts'
 
 export function registerRequestHead(app: FastifyInstance) {
   // Node emits this instead of 'request' for an Expect other than 100-continue, answering 417 when

@@ -2,7 +2,7 @@
 // its operationId, its security enforced before the body is read, its schemas validated by ajv.
 import openapiGlue from 'fastify-openapi-glue'
 import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
-import { ApiError } from './api-error.ts'
+import { ApiError } from '../errors/api-error.ts'
 import type { HandlerMap } from './operations.ts'
 import { shorten } from './shorten.ts'
 import { authorize } from './security.ts'

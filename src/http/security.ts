@@ -3,25 +3,11 @@
 // gets 401 before 400 and nobody streams an upload we would refuse anyway.
 import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { AccessClaims, Principal } from '../auth/principal.ts'
 import type { Config } from '../config.ts'
 import type { SecurityRequirement } from '../spec.ts'
-import { ApiError } from './api-error.ts'
-import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from './challenges.ts'
-
-export type Role = 'user' | 'admin'
-
-export interface Principal {
-  userId: string
-  role: Role
-  sessionId: string
-}
-
-/** What an access token carries besides the registered claims (iss, aud, iat, exp). */
-export interface AccessClaims {
-  sub: string
-  role: Role
-  sid: string
-}
+import { ApiError } from '../errors/api-error.ts'
+import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../errors/challenges.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -6,7 +6,7 @@ import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Readable } from 'node:stream'
 import type { Config } from '../config.ts'
-import { ApiError } from './api-error.ts'
+import { ApiError } from '../errors/api-error.ts'
 
 export async function registerMultipart(app: FastifyInstance, config: Pick<Config, 'uploadLimitBytes'>) {
   await app.register(multipart, {

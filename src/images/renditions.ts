@@ -11,7 +11,7 @@
 // nothing an image costs is paid outside its bound.
 import { createHash } from 'node:crypto'
 import sharp, { type Metadata, type OutputInfo } from 'sharp'
-import { ApiError, type ErrorCode } from '../http/api-error.ts'
+import { ApiError, type ErrorCode } from '../errors/api-error.ts'
 import { decodeCost } from './decode-cost.ts'
 import { checkMetadata } from './metadata-bounds.ts'
 import { renditionSize, thumbnailWidths, WEBP_MAX_SIDE } from './output-size.ts'

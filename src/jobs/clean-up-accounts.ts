@@ -6,7 +6,7 @@
 // most one run waiting and one running. A run is bounded (batches); when it leaves more behind, it
 // asks for another run at once rather than deleting without bound.
 import type PgBoss from 'pg-boss'
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../log.ts'
 import type { CleanupLimits, CleanupResult } from '../auth/account-cleanup.ts'
 
 export const CLEAN_UP_ACCOUNTS_QUEUE = 'clean-up-accounts'
@@ -21,7 +21,7 @@ export async function createCleanUpAccountsQueue(boss: PgBoss): Promise<void> {
 export async function startCleanUpAccountsWorker(
   boss: PgBoss,
   cleanUp: (limits: CleanupLimits) => Promise<CleanupResult>,
-  log: FastifyBaseLogger,
+  log: Logger,
   options: { pollingIntervalSeconds?: number; accountCleanup?: Partial<CleanupLimits> } = {},
 ): Promise<string> {
   const limits = { ...DEFAULT_LIMITS, ...options.accountCleanup }

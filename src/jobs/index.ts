@@ -1,7 +1,7 @@
 // Starts the background jobs on the app's queue: the queues they need, the mailer, the workers.
 // buildApp calls it once the queue has started; stop() is called on close.
 import type PgBoss from 'pg-boss'
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../log.ts'
 import type { CleanupLimits, CleanupResult } from '../auth/account-cleanup.ts'
 import type { Config } from '../config.ts'
 import { createMailer, type Mailer } from '../mail/mailer.ts'
@@ -33,7 +33,7 @@ export async function startJobs(
     sweepImages: () => Promise<number>
     cleanUpAccounts: (limits: CleanupLimits) => Promise<CleanupResult>
   },
-  log: FastifyBaseLogger,
+  log: Logger,
   options: JobsOptions = {},
 ): Promise<Jobs> {
   const { boss } = services.queue
@@ -46,7 +46,7 @@ export async function startJobs(
   return start(boss, services.config, log, options)
 }
 
-async function start(boss: PgBoss, config: Config, log: FastifyBaseLogger, options: JobsOptions): Promise<Jobs> {
+async function start(boss: PgBoss, config: Config, log: Logger, options: JobsOptions): Promise<Jobs> {
   await createWelcomeEmailQueue(boss, options)
   const mailer = createMailer(config, log)
   await startWelcomeEmailWorker(boss, mailer, log, options)

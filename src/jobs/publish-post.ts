@@ -4,7 +4,7 @@
 // scheduled and due, in case a job slips through (one already fetched when it was cancelled).
 // Jobs live in the database, so a restart in between loses nothing.
 import type PgBoss from 'pg-boss'
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../log.ts'
 
 export const PUBLISH_POST_QUEUE = 'publish-post'
 
@@ -32,7 +32,7 @@ export async function cancelPublication(boss: PgBoss, jobId: string, db: PgBoss.
 export async function startPublishPostWorker(
   boss: PgBoss,
   publishIfDue: (postId: string) => Promise<boolean>,
-  log: FastifyBaseLogger,
+  log: Logger,
   options: { pollingIntervalSeconds?: number } = {},
 ): Promise<string> {
   return boss.work<PublishPostJob>(PUBLISH_POST_QUEUE, { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, batchSize: 10 }, async (jobs) => {

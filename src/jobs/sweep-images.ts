@@ -4,7 +4,7 @@
 // A sweep looks at the whole table, so any one run cleans up after every earlier write, and an
 // image shared by two posts stays while either uses it.
 import type PgBoss from 'pg-boss'
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../log.ts'
 
 export const SWEEP_IMAGES_QUEUE = 'sweep-images'
 
@@ -15,7 +15,7 @@ export async function createSweepImagesQueue(boss: PgBoss): Promise<void> {
 }
 
 /** Asks for a sweep. A failure is logged, not thrown: the write it follows has committed. */
-export async function enqueueImageSweep(boss: PgBoss, log: FastifyBaseLogger): Promise<void> {
+export async function enqueueImageSweep(boss: PgBoss, log: Logger): Promise<void> {
   try {
     await boss.send(SWEEP_IMAGES_QUEUE, {})
   } catch (error) {
@@ -26,7 +26,7 @@ export async function enqueueImageSweep(boss: PgBoss, log: FastifyBaseLogger): P
 export async function startSweepImagesWorker(
   boss: PgBoss,
   sweepOrphans: () => Promise<number>,
-  log: FastifyBaseLogger,
+  log: Logger,
   options: { pollingIntervalSeconds?: number } = {},
 ): Promise<string> {
   return boss.work(SWEEP_IMAGES_QUEUE, { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 }, async () => {

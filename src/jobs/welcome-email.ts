@@ -2,7 +2,7 @@
 // transaction, with the user's id as the job id); a worker sends it later and pg-boss retries it,
 // so a slow or failing mail server never slows down or fails a registration.
 import type PgBoss from 'pg-boss'
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../log.ts'
 import type { Mailer, MailMessage } from '../mail/mailer.ts'
 
 export const WELCOME_EMAIL_QUEUE = 'welcome-email'
@@ -71,7 +71,7 @@ export function welcomeMessage(job: WelcomeEmailJob): MailMessage {
 export async function startWelcomeEmailWorker(
   boss: PgBoss,
   mailer: Mailer,
-  log: FastifyBaseLogger,
+  log: Logger,
   options: WelcomeEmailWorkerOptions = {},
 ): Promise<string> {
   const workOptions = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, batchSize: 1, includeMetadata: true as const }

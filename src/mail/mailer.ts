@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../log.ts'
 import type { Config } from '../config.ts'
 
 export interface MailMessage {
@@ -25,7 +25,7 @@ type MailerConfig = Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>
 /** A send that takes longer is cancelled, well before the job's expiry (welcome-email.ts) gives up on it. */
 export const SEND_TIMEOUT_MS = 60_000
 
-export function createMailer(config: MailerConfig, log: FastifyBaseLogger): Mailer {
+export function createMailer(config: MailerConfig, log: Logger): Mailer {
   if (config.smtpUrl !== null) return smtpMailer(config.smtpUrl, config.mailFrom)
   if (config.dataDir !== null) return fileMailer(join(config.dataDir, 'mail'), config.mailFrom, log)
   return logMailer(log)
@@ -53,7 +53,7 @@ function smtpMailer(url: string, from: string): Mailer {
   }
 }
 
-function fileMailer(directory: string, from: string, log: FastifyBaseLogger): Mailer {
+function fileMailer(directory: string, from: string, log: Logger): Mailer {
   // The stream transport builds the same RFC 822 message SMTP would carry, so a mail client opens it.
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true }, { from })
   return {
@@ -70,7 +70,7 @@ function fileMailer(directory: string, from: string, log: FastifyBaseLogger): Ma
   }
 }
 
-function logMailer(log: FastifyBaseLogger): Mailer {
+function logMailer(log: Logger): Mailer {
   return {
     // In-memory mode keeps no files; the body stays out of the log, where secrets must never land.
     async send({ to, subject }) {

@@ -1,7 +1,7 @@
 // pg-boss, on the same database as the data: its own pool on Postgres, PGlite's single
 // connection (through `db`) on the embedded database. Workers are registered by their features.
 import PgBoss from 'pg-boss'
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../log.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 
@@ -16,7 +16,7 @@ export interface Queue {
 export async function startQueue(
   database: Database,
   config: Pick<Config, 'databaseUrl' | 'shutdownTimeoutMs'>,
-  log: FastifyBaseLogger,
+  log: Logger,
 ): Promise<Queue> {
   const boss = new PgBoss({
     ...(database.queueExecutor === null

@@ -4,14 +4,14 @@ import { randomUUID } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../../src/log.ts'
 import { createMailer } from '../../src/mail/mailer.ts'
 
 const mailFrom = 'Blog <no-reply@blog.localhost>'
 
 function recordingLog() {
   const lines: unknown[][] = []
-  return { lines, log: { info: (...args: unknown[]) => lines.push(args) } as unknown as FastifyBaseLogger }
+  return { lines, log: { info: (...args: unknown[]) => lines.push(args) } as unknown as Logger }
 }
 
 t.test('with a data directory, each message is an .eml file named by time and id', async (t) => {

@@ -1,4 +1,6 @@
 // The one error type the service throws on purpose; the central error handler turns it into the envelope.
+// It lives outside http/ so that services (content/, auth/, images/) throw it without depending on the
+// web layer: it carries a status and headers as data, and only http/ sends them.
 import type { components } from '../generated/api.ts'
 import { isBlank } from './blank.ts'
 
@@ -18,6 +20,9 @@ export class ApiError extends Error {
     this.name = 'ApiError'
   }
 }
+
+/** Seconds a client should wait before retrying a 503. */
+export const RETRY_AFTER_SECONDS = 5
 
 export const notFound = (code: ErrorCode, what: string) => new ApiError(404, code, `${what} not found.`)
 

@@ -3,25 +3,19 @@
 // registrations per address. The tight limit is per (account, address) so that an attacker who
 // spends it locks out only themselves, not the account's owner; the account-wide one is much
 // higher and still stops a guesser spread over many addresses. Addresses are counted as
-// client-address.ts says (an IPv6 client by its /64).
+// auth/client-address.ts says (an IPv6 client by its /64).
 // A password check is counted before it runs and given back when it matched: counted afterwards,
 // a burst of concurrent guesses would all reach bcrypt before any of them was counted. PATCH /me's
 // currentPassword is checked under the same allowances as a login: the address counts every one.
-// The counters live in the database (rate-limit-store.ts), so the limits hold across instances.
+// The counters live in the database (auth/rate-limit-store.ts), so the limits hold across instances.
 // Past a limit: 429 RATE_LIMITED with Retry-After.
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { addressKey } from '../auth/client-address.ts'
+import type { PasswordCheckLimit } from '../auth/passwords.ts'
+import type { Counter, RateLimitStore } from '../auth/rate-limit-store.ts'
 import type { Config } from '../config.ts'
-import type { PrismaClient } from '../generated/prisma/client.ts'
-import { ApiError } from '../http/api-error.ts'
-import { addressKey } from './client-address.ts'
-import { countOne, makeRateLimitStore, releaseOne } from './rate-limit-store.ts'
-
-/** Counts a password check against the account's allowance before it runs; gives it back when it matched. */
-export interface PasswordCheckLimit {
-  before(email: string): Promise<void>
-  accepted(email: string): Promise<void>
-}
+import { ApiError } from '../errors/api-error.ts'
 
 const normalised = (email: unknown) => String(email).trim().toLowerCase()
 const accountKey = (email: string) => `login:account:${normalised(email)}`
@@ -37,14 +31,38 @@ function tooMany(max: number, ttlMs: number, what: string) {
   })
 }
 
-export async function makeLoginLimits(app: FastifyInstance, prisma: PrismaClient, config: Config) {
+type Callback = (error: Error | null, result?: Counter) => void
+
+/** The counters in the shape of a @fastify/rate-limit store (callbacks, a class it instantiates). */
+function pluginStore(store: RateLimitStore) {
+  return class DatabaseRateLimitStore {
+    incr(key: string, callback: Callback, timeWindow: number) {
+      store.countOne(key, timeWindow)
+        .then((counter) => callback(null, counter))
+        .catch((error: Error) => callback(error))
+    }
+
+    read(key: string, callback: Callback) {
+      store.read(key)
+        .then((counter) => callback(null, counter))
+        .catch((error: Error) => callback(error))
+    }
+
+    /** Every limiter shares the table; keys carry their own prefix. */
+    child() {
+      return this
+    }
+  }
+}
+
+export async function makeLoginLimits(app: FastifyInstance, store: RateLimitStore, config: Config) {
   // The same counters, as a @fastify/rate-limit store: app.createRateLimit for other limits.
-  await app.register(fastifyRateLimit, { global: false, store: makeRateLimitStore(prisma) })
+  await app.register(fastifyRateLimit, { global: false, store: pluginStore(store) })
   const window = config.loginLimitWindowSeconds * 1000
 
   /** Counts one against `key`; refuses past `max`. */
   async function spend(key: string, max: number, windowMs: number, what: string) {
-    const { current, ttl } = await countOne(prisma, key, windowMs)
+    const { current, ttl } = await store.countOne(key, windowMs)
     if (current > max) throw tooMany(max, ttl, what)
   }
 
@@ -60,12 +78,12 @@ export async function makeLoginLimits(app: FastifyInstance, prisma: PrismaClient
         await spend(accountKey(email), config.loginLimitPerAccount, window, 'failed sign-ins for this account')
       } catch (error) {
         // Refused before any check: it must not keep this address waiting once the account's window ends.
-        await releaseOne(prisma, pairKey)
+        await store.releaseOne(pairKey)
         throw error
       }
     },
     async accepted(email) {
-      await Promise.all([releaseOne(prisma, accountAddressKey(email, ip)), releaseOne(prisma, accountKey(email))])
+      await Promise.all([store.releaseOne(accountAddressKey(email, ip)), store.releaseOne(accountKey(email))])
     },
   })
 

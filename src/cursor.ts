@@ -1,6 +1,6 @@
 // Opaque page cursors: base64url of the last row's sort key. A cursor that does not decode is a
 // 400 on /query/cursor, never a 500.
-import { ApiError } from './api-error.ts'
+import { ApiError } from './errors/api-error.ts'
 
 /** The spec's `Limit` default; ajv fills it in, the types only know the parameter is optional. */
 export const DEFAULT_PAGE_LIMIT = 20
