@@ -100,13 +100,13 @@ function renamedOperations(before: object, after: object): string[] {
 }
 
 /**
- * The breaking changes at their source: a change inside a component schema is reported by
+ * The breaking changes at their source: a change inside a component (schema, response, header) is reported by
  * api-smart-diff once where it is defined and again wherever a `$ref` leads to it (every response
  * of every operation, for the error envelope); the repeats are left out.
  */
 export function atSource(changes: string[], before: object, after: object): string[] {
   const listed = new Set(changes)
-  /** `components.schemas.<name>.<rest>` for the last schema `$ref` that `path` passes through. */
+  /** `components.<kind>.<name>.<rest>` for the last `$ref` that `path` passes through. */
   const viaRef = (document: object, path: string[]): string | undefined => {
     let node: Node = document
     let source: string | undefined
@@ -115,7 +115,7 @@ export function atSource(changes: string[], before: object, after: object): stri
       for (let ref = (node as Json | undefined)?.$ref; typeof ref === 'string' && ref.startsWith('#/'); ref = (node as Json | undefined)?.$ref) {
         const pointer = ref.slice(2).split('/')
         node = pointer.reduce<Node>((at, key) => (at as Json | undefined)?.[key], document)
-        if (ref.startsWith(SCHEMA_REF)) source = [...pointer, ...path.slice(index)].join('.')
+        if (ref.startsWith('#/components/')) source = [...pointer, ...path.slice(index)].join('.')
       }
       if (node === null || typeof node !== 'object') return undefined
       node = (node as Json)[segment]

@@ -10,7 +10,7 @@ import type { PostChanges } from './post-changes.ts'
 import type { PostService } from './posts.ts'
 import { canEdit, canSee } from './visibility.ts'
 
-type Comment = components['schemas']['Comment']
+type Comment = components['schemas']['PostComment']
 
 export const toComment = (comment: CommentRecord): Comment => ({
   id: comment.id,

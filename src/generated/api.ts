@@ -623,28 +623,13 @@ export interface components {
             name: string;
             slug: string;
         };
-        Comment: {
-            author: components["schemas"]["AuthorSummary"];
-            /** @description Plain text. */
-            body: string;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: uuid */
-            id: string;
-            /** @description The top-level comment this one answers; `null` for a top-level comment. */
-            parentId: components["schemas"]["ParentCommentId"];
-            /** Format: uuid */
-            postId: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
         CommentEnvelope: {
-            data: components["schemas"]["Comment"];
+            data: components["schemas"]["PostComment"];
             error: null;
             meta: components["schemas"]["Meta"];
         };
         CommentListEnvelope: {
-            data: components["schemas"]["Comment"][];
+            data: components["schemas"]["PostComment"][];
             error: null;
             meta: components["schemas"]["PagedMeta"];
         };
@@ -891,6 +876,21 @@ export interface components {
             status: components["schemas"]["PostStatus"];
             thumbnail: components["schemas"]["PostThumbnail"];
             title: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        PostComment: {
+            author: components["schemas"]["AuthorSummary"];
+            /** @description Plain text. */
+            body: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @description The top-level comment this one answers; `null` for a top-level comment. */
+            parentId: components["schemas"]["ParentCommentId"];
+            /** Format: uuid */
+            postId: string;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -1285,7 +1285,8 @@ export interface components {
         };
         /**
          * @description The caller is not authenticated.
-         *     - `UNAUTHENTICATED`: no access token was sent. `WWW-Authenticate: Bearer`.
+         *     - `UNAUTHENTICATED`: no access token was sent: no `Authorization` header, or one of
+         *       another scheme (`Basic`, …), which is read as none. `WWW-Authenticate: Bearer`.
          *     - `TOKEN_EXPIRED`: the access token expired; refresh it with `refreshSession`.
          *     - `TOKEN_INVALID`: bad signature, algorithm, issuer or audience, or not a JWT.
          *     - `SESSION_REVOKED`: the session ended (logout, reuse detection, password
@@ -1906,8 +1907,8 @@ export interface operations {
                 /** @description Only posts written by this user. */
                 author?: string;
                 /**
-                 * @description Only posts filed in this category, given by id or by slug. An id is read in
-                 *     either case, as everywhere; a slug is lower case.
+                 * @description Only posts filed in this category, given by id or by slug (`travel`). An id is
+                 *     read in either case, as everywhere; a slug is lower case.
                  */
                 category?: string;
                 /**
@@ -1919,7 +1920,7 @@ export interface operations {
                 /** @description The largest number of items on the page. */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Full-text search in titles and bodies (PostgreSQL text search, English; web
+                 * @description Full-text search in titles and bodies (`alpine huts`; PostgreSQL text search, English; web
                  *     search syntax: `"a phrase"`, `or`, `-word` to exclude). Two `-` in a row cancel out;
                  *     a run of more than 16 counts as one or two, by parity.
                  *     Posts are indexed as written, but for text no reader searches for, cut so that

@@ -61,10 +61,13 @@ function hasIssuedTimes(value: unknown, lifetimeSeconds: number): boolean {
  * are tolerated too. Linear: the classes on either side of the separator do not overlap.
  */
 const BEARER = /^bearer[ \t]+([A-Za-z0-9_.-]{1,4096})$/i
+const BEARER_SCHEME = /^bearer(?:[ \t]|$)/i
 
 async function readPrincipal(app: FastifyInstance, request: FastifyRequest): Promise<Principal | null> {
   const header = request.headers.authorization
-  if (header === undefined) return null
+  // Another scheme (Basic, Digest, …) carries no access token: the caller sent none of ours, so
+  // it is answered as one that sent nothing (RFC 6750 §3.1: `Bearer`, no error).
+  if (header === undefined || !BEARER_SCHEME.test(header)) return null
   const match = BEARER.exec(header)
   if (!match) throw unauthenticated('TOKEN_INVALID', 'The Authorization header must be "Bearer <access token>".')
   let claims: unknown

@@ -44,6 +44,11 @@ t.test('every 401 says how to authenticate', async (t) => {
     { status: 401, code: 'UNAUTHENTICATED', challenge: 'Bearer' },
     'no credentials on a write',
   )
+  // Another scheme carries no access token (RFC 6750 §3.1): as if nothing had been sent.
+  const basic = { authorization: `Basic ${Buffer.from(`${user.email}:${user.password}`).toString('base64')}` }
+  t.same(await challenge('/me', { headers: basic }), { status: 401, code: 'UNAUTHENTICATED', challenge: 'Bearer' }, 'Basic credentials: the scheme, no error')
+  t.same(await challenge('/me', { headers: { authorization: 'Digest username="x"' } }), { status: 401, code: 'UNAUTHENTICATED', challenge: 'Bearer' }, 'Digest')
+  t.equal((await fetch(`${base}/posts`, { headers: basic })).status, 200, 'Basic credentials where anonymous callers are welcome: anonymous')
   const invalidToken = (code: string) => ({ status: 401, code, challenge: 'Bearer error="invalid_token"' })
   t.same(await challenge('/me', { headers: bearer('not-a-token') }), invalidToken('TOKEN_INVALID'), 'a malformed token')
   t.same(await challenge('/me', { headers: bearer(signToken({ claims: { iat: past - 600, exp: past } })) }), invalidToken('TOKEN_EXPIRED'), 'an expired token')

@@ -41,13 +41,13 @@ const breaks: Record<string, [(spec: Spec) => void, RegExp]> = {
   'renamed schema (a generated type name)': [
     (spec) => {
       const schemas = spec.components.schemas as Record<string, unknown>
-      schemas.Remark = schemas.Comment
-      delete schemas.Comment
+      schemas.Remark = schemas.PostComment
+      delete schemas.PostComment
     },
-    /remove components\.schemas\.Comment/,
+    /remove components\.schemas\.PostComment/,
   ],
   'renamed operation (a generated function name)': [(spec) => (spec.paths['/posts']!.get!.operationId = 'listAllPosts'), /replace paths\.\/posts\.get\.operationId \(listPosts → listAllPosts\)/],
-  'changed type': [(spec) => (schema(spec, 'Comment').properties.body!.type = 'integer'), /replace components\.schemas\.Comment\.properties\.body\.type/],
+  'changed type': [(spec) => (schema(spec, 'PostComment').properties.body!.type = 'integer'), /replace components\.schemas\.PostComment\.properties\.body\.type/],
 }
 
 for (const [kind, [edit, expected]] of Object.entries(breaks)) {
@@ -92,7 +92,7 @@ function unnamed(spec: Spec) {
     const { $ref, ...beside } = schema(spec, owner).properties[property]!
     schema(spec, owner).properties[property] = { ...schemas[String($ref).split('/').pop()!], ...beside }
   }
-  inline('Comment', 'parentId')
+  inline('PostComment', 'parentId')
   inline('ThumbnailSize', 'contentType')
   inline('Post', 'thumbnail')
   delete schema(spec, 'ThumbnailUploadRequest').properties.file!.format
