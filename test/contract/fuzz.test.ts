@@ -23,6 +23,10 @@ const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 30)
 /** Far above any answer's normal time: only a request that hangs or burns seconds of CPU trips it. */
 const HANG_GUARD_MS = 20_000
 
+// About 1 100 requests, a few hundred through a separate fetch process: more than the suite's
+// 120 s per file on a loaded two-core machine. A hang is still caught, per request, above.
+t.setTimeout(360_000)
+
 interface Outcome {
   status?: number
   /** Why the request failed the test, or undefined. */
