@@ -15,9 +15,9 @@ import { makeImageStore } from './content/image-store.ts'
 import { makePostCache, type PostCache } from './content/post-cache.ts'
 import { applyMessage, makePostChanges } from './content/post-changes.ts'
 import { makePostStore } from './content/post-store.ts'
-import { toPost } from './content/post-view.ts'
-import { makePostService, type PostService } from './content/posts.ts'
+import { loadPost, makePostService, type PostService } from './content/posts.ts'
 import { makeThumbnailService, type ThumbnailService } from './content/thumbnails.ts'
+import { makeUploadRate } from './content/upload-rate.ts'
 import { openDatabase, type Database } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'
 import { listenForInvalidations, notifyWith } from './db/post-invalidations.ts'
@@ -190,11 +190,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const metrics = makeMetrics({ database, queue: queue! })
   observeRequests(app, metrics)
   await registerJwt(app, config)
-  const postStore = makePostStore(database.prisma)
-  const postCache = makePostCache(async (id) => {
-    const record = await postStore.find(id)
-    return record && toPost(record)
-  }, { maxEntries: config.postCacheMaxEntries, maxBytes: config.postCacheMaxBytes, ttlMs: config.postCacheTtlSeconds * 1000 })
+  const postStore = makePostStore(database.prisma, { databaseTimeoutMs: config.databaseTimeoutMs })
+  const postCache = makePostCache(loadPost(postStore), { maxEntries: config.postCacheMaxEntries, maxBytes: config.postCacheMaxBytes, ttlMs: config.postCacheTtlSeconds * 1000 })
   addPostCacheMetrics(metrics, postCache.stats)
   const changes = makePostChanges(postCache, database.kind === 'postgres' ? notifyWith(database.prisma) : null, app.log)
   if (config.databaseUrl !== null) {
@@ -220,7 +217,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const loginLimits = await makeLoginLimits(app, database.prisma, config)
   const requestImageSweep = () => enqueueImageSweep(queue!.boss, app.log)
   const posts = makePostService({
-    prisma: database.prisma,
+    store: postStore,
     publications: {
       schedule: (postId, at, sql) => enqueuePublication(queue!.boss, postId, at, { executeSql: sql }),
       cancel: (jobId, sql) => cancelPublication(queue!.boss, jobId, { executeSql: sql }),
@@ -228,12 +225,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     requestImageSweep,
     cache: postCache,
     changes,
-    databaseTimeoutMs: config.databaseTimeoutMs,
   })
   const categories = makeCategoryService(database.prisma, changes)
   await categories.ensureDefault()
   const comments = makeCommentService(database.prisma, posts, changes)
-  const thumbnails = makeThumbnailService(database.prisma, posts, config, requestImageSweep, changes)
+  const thumbnails = makeThumbnailService({
+    posts,
+    store: postStore,
+    images: makeImageStore(database.prisma),
+    uploads: makeUploadRate(database.prisma, config),
+    config,
+    requestImageSweep,
+    changes,
+  })
   addImageWorkMetrics(metrics, thumbnails.imageWork.stats)
   app.decorate('services', { config, database, queue: queue!, version: spec.info.version, auth, loginLimits, posts, postCache, categories, comments, thumbnails, metrics })
   // Measuring lag from here on: opening the database and migrating block the loop, but are not load.

@@ -2,12 +2,11 @@
 // stores) talk to Prisma; the service above it decides what the rules are.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts'
 import type { Role } from '../generated/prisma/enums.ts'
+import { sqlIn, type TransactionSql } from '../db/transaction.ts'
 
 export type UserRecord = Prisma.UserGetPayload<object>
 /** What granting admin did: see grantAdmin. */
 export type AdminGrantOutcome = 'granted-before' | 'created' | 'admin-already' | 'promoted' | 'taken-over'
-/** Runs SQL inside a transaction; pg-boss uses it to enqueue jobs atomically with our writes. */
-export type TransactionSql = (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>
 
 export function makeAccountStore(prisma: PrismaClient) {
   return {
@@ -29,7 +28,7 @@ export function makeAccountStore(prisma: PrismaClient) {
         const { id: sessionId } = await tx.session.create({
           data: { userId: created.id, expiresAt: session.expiresAt, refreshTokens: { create: { tokenHash: session.tokenHash } } },
         })
-        await inTransaction(created, async (text, values = []) => ({ rows: await tx.$queryRawUnsafe(text, ...values) }))
+        await inTransaction(created, sqlIn(tx))
         return { user: created, sessionId }
       }),
 

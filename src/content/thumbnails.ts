@@ -1,15 +1,14 @@
 // Post thumbnails: who may set and remove them, replacing them in one transaction, and asking for
 // the images nobody uses any more to be swept (src/jobs/sweep-images.ts).
 import type { Config } from '../config.ts'
-import type { PrismaClient } from '../generated/prisma/client.ts'
 import { ApiError, notFound } from '../http/api-error.ts'
 import type { Principal } from '../http/security.ts'
 import { RETRY_AFTER_SECONDS } from '../http/error-handler.ts'
 import { makeRenditions } from '../images/renditions.ts'
 import { makeWorkPool, OwnerBusyError, PoolBusyError } from '../images/work-pool.ts'
-import { makeImageStore } from './image-store.ts'
-import { makePostStore, type Tx } from './post-store.ts'
-import { makeUploadRate } from './upload-rate.ts'
+import type { ImageStore } from './image-store.ts'
+import type { PostStore, PostWrite } from './post-store.ts'
+import type { UploadRate } from './upload-rate.ts'
 import type { Post } from './post-view.ts'
 import type { PostChanges } from './post-changes.ts'
 import type { PostService, RequestImageSweep } from './posts.ts'
@@ -24,28 +23,30 @@ const ownPlacesTaken = (places: number) => {
   return new ApiError(429, 'RATE_LIMITED', `${message} Try again when it is done.`, [{ path: 'images', message }], retryAfter)
 }
 
-export function makeThumbnailService(
-  prisma: PrismaClient,
-  posts: PostService,
+export interface ThumbnailServiceOptions {
+  posts: PostService
+  /** The posts whose thumbnails change, in the same transaction as the rows of their thumbnails. */
+  store: PostStore
+  images: ImageStore
+  /** Each user's allowance of uploads. */
+  uploads: UploadRate
   config: Pick<
     Config,
-    'imageMaxPixels' | 'imageFormats' | 'imageMaxAspectRatio' | 'imageMaxDecodedBytes' | 'imageConcurrency' | 'imageQueueMax' | 'imageJobsPerUser' | 'uploadRatePerUser' | 'uploadRateWindowSeconds'
-  >,
-  requestImageSweep: RequestImageSweep,
-  changes: PostChanges,
-) {
-  const images = makeImageStore(prisma)
-  const postStore = makePostStore(prisma)
+    'imageMaxPixels' | 'imageFormats' | 'imageMaxAspectRatio' | 'imageMaxDecodedBytes' | 'imageConcurrency' | 'imageQueueMax' | 'imageJobsPerUser'
+  >
+  requestImageSweep: RequestImageSweep
+  changes: PostChanges
+}
+
+export function makeThumbnailService({ posts, store, images, uploads, config, requestImageSweep, changes }: ThumbnailServiceOptions) {
   const imageWork = makeWorkPool({ concurrency: config.imageConcurrency, queueMax: config.imageQueueMax, perOwner: config.imageJobsPerUser })
   const imageCounts = { decoded: 0 }
-  const uploads = makeUploadRate(prisma, config)
   const limits = { accepted: config.imageFormats, maxPixels: config.imageMaxPixels, maxAspectRatio: config.imageMaxAspectRatio, maxDecodedBytes: config.imageMaxDecodedBytes }
 
   /** Locks the post for the write, with the refusals in the spec's order (404 unseen, then 403). */
-  async function lockEditable(tx: Tx, principal: Principal, postId: string) {
-    if (!(await postStore.lock(tx, postId))) throw notFound('POST_NOT_FOUND', 'Post')
-    const post = (await tx.post.findUnique({ where: { id: postId }, select: { authorId: true, status: true } }))!
-    if (!canSee(principal, post)) throw notFound('POST_NOT_FOUND', 'Post')
+  async function lockEditable(write: PostWrite, principal: Principal, postId: string) {
+    const post = await write.lock(postId)
+    if (!post || !canSee(principal, post)) throw notFound('POST_NOT_FOUND', 'Post')
     if (!canEdit(principal, post)) throw forbidden()
   }
 
@@ -65,10 +66,10 @@ export function makeThumbnailService(
         if (error instanceof OwnerBusyError) throw ownPlacesTaken(config.imageJobsPerUser)
         throw error
       })
-      const replaced = await postStore.transaction(async (tx) => {
-        await lockEditable(tx, principal, postId)
-        const previous = await images.replaceThumbnail(tx, postId, renditions)
-        await tx.post.update({ where: { id: postId }, data: { updatedAt: new Date() } })
+      const replaced = await store.transaction(async (write) => {
+        await lockEditable(write, principal, postId)
+        const previous = await write.replaceThumbnail(postId, renditions)
+        await write.touch(postId)
         return previous
       })
       await changes.changed({ postId })
@@ -77,10 +78,10 @@ export function makeThumbnailService(
     },
 
     async remove(principal: Principal, postId: string): Promise<void> {
-      await postStore.transaction(async (tx) => {
-        await lockEditable(tx, principal, postId)
-        if ((await images.removeThumbnail(tx, postId)) === 0) throw notFound('THUMBNAIL_NOT_FOUND', 'Thumbnail')
-        await tx.post.update({ where: { id: postId }, data: { updatedAt: new Date() } })
+      await store.transaction(async (write) => {
+        await lockEditable(write, principal, postId)
+        if ((await write.removeThumbnail(postId)) === 0) throw notFound('THUMBNAIL_NOT_FOUND', 'Thumbnail')
+        await write.touch(postId)
       })
       await changes.changed({ postId })
       await requestImageSweep()

@@ -37,3 +37,5 @@ export function makeUploadRate(prisma: PrismaClient, config: Pick<Config, 'uploa
     refund: (userId: string) => releaseOne(prisma, key(userId)),
   }
 }
+
+export type UploadRate = ReturnType<typeof makeUploadRate>
