@@ -9,8 +9,11 @@ import { ADMIN_GRANT_MESSAGES, makeAuthService, type AuthService } from './auth/
 import { makeLoginLimits, type LoginLimits } from './auth/login-limits.ts'
 import { makePasswordHasher, type PasswordHasher } from './auth/passwords.ts'
 import type { Config } from './config.ts'
+import { makeRateLimitCounters } from './auth/rate-limit-store.ts'
 import { makeCategoryService, type CategoryService } from './content/categories.ts'
+import { makeCategoryStore } from './content/category-store.ts'
 import { makeCommentService, type CommentService } from './content/comments.ts'
+import { makeCommentStore } from './content/comment-store.ts'
 import { makeImageStore } from './content/image-store.ts'
 import { makePostCache, type PostCache } from './content/post-cache.ts'
 import { applyMessage, makePostChanges } from './content/post-changes.ts'
@@ -177,7 +180,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           config,
           publishIfDue: (id) => app.services.posts.publishIfDue(id),
           sweepImages: makeImageStore(database.prisma).sweepOrphans,
-          cleanUpAccounts: makeAccountCleanup(database.prisma),
+          cleanUpAccounts: makeAccountCleanup({ accounts: makeAccountStore(database.prisma), counters: makeRateLimitCounters(database.prisma) }),
         },
         app.log,
         options.jobs,
@@ -226,14 +229,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     cache: postCache,
     changes,
   })
-  const categories = makeCategoryService(database.prisma, changes)
+  const categories = makeCategoryService({ store: makeCategoryStore(database.prisma), changes })
   await categories.ensureDefault()
-  const comments = makeCommentService(database.prisma, posts, changes)
+  const comments = makeCommentService({ store: makeCommentStore(database.prisma), posts, changes })
   const thumbnails = makeThumbnailService({
     posts,
     store: postStore,
     images: makeImageStore(database.prisma),
-    uploads: makeUploadRate(database.prisma, config),
+    uploads: makeUploadRate(makeRateLimitCounters(database.prisma), config),
     config,
     requestImageSweep,
     changes,

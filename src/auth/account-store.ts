@@ -141,6 +141,25 @@ export function makeAccountStore(prisma: PrismaClient) {
         { maxWait: 30_000, timeout: 30_000 },
       ),
 
+    /**
+     * Deletes up to `batchSize` refresh tokens of sessions that ended (revoked or expired) more
+     * than `graceSeconds` ago; how many.
+     */
+    deleteTokensOfEndedSessions: (batchSize: number, graceSeconds: number) =>
+      prisma.$executeRaw`
+        delete from refresh_tokens where id in (
+          select t.id from sessions s join refresh_tokens t on t.session_id = s.id
+          where s.revoked_at < now() - ${graceSeconds} * interval '1 second' or s.expires_at < now() - ${graceSeconds} * interval '1 second'
+          limit ${batchSize})`,
+
+    /** Deletes up to `batchSize` sessions that ended more than `graceSeconds` ago (their tokens with them); how many. */
+    deleteEndedSessions: (batchSize: number, graceSeconds: number) =>
+      prisma.$executeRaw`
+        delete from sessions where id in (
+          select id from sessions
+          where revoked_at < now() - ${graceSeconds} * interval '1 second' or expires_at < now() - ${graceSeconds} * interval '1 second'
+          limit ${batchSize})`,
+
     /** Newest first, keyset-paged on (createdAt, id). */
     listUsers: (options: { limit: number; role?: Role; after?: { createdAt: Date; id: string } }) =>
       prisma.user.findMany({

@@ -48,3 +48,22 @@ export function makeRateLimitStore(prisma: PrismaClient) {
 export async function releaseOne(prisma: PrismaClient, key: string) {
   await prisma.$executeRaw`update rate_limit_counters set count = greatest(count - 1, 0) where key = ${key} and reset_at > now()`
 }
+
+/** The counters as one store, for the services that take theirs (upload allowances, the clean-up). */
+export function makeRateLimitCounters(prisma: PrismaClient) {
+  return {
+    /** Counts one more against `key` in its current window; the count and the ms left. */
+    count: (key: string, windowMs: number) => countOne(prisma, key, windowMs),
+
+    /** Takes one back from `key` in its current window. */
+    release: (key: string) => releaseOne(prisma, key),
+
+    /** Deletes up to `batchSize` counters whose window is over (an expired counter counts as absent anyway); how many. */
+    deleteExpired: (batchSize: number) =>
+      prisma.$executeRaw`
+        delete from rate_limit_counters where key in (
+          select key from rate_limit_counters where reset_at < now() limit ${batchSize})`,
+  }
+}
+
+export type RateLimitCounters = ReturnType<typeof makeRateLimitCounters>

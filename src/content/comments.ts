@@ -1,11 +1,10 @@
 // Comments on published posts, one level of replies, the post's comment count kept exact.
 import type { components } from '../generated/api.ts'
-import type { PrismaClient } from '../generated/prisma/client.ts'
 import { isMissingRecord } from '../db/errors.ts'
 import { ApiError, notFound, refuseBlank } from '../http/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../http/cursor.ts'
 import type { Principal } from '../http/security.ts'
-import { makeCommentStore, type CommentRecord } from './comment-store.ts'
+import type { CommentRecord, CommentStore } from './comment-store.ts'
 import type { PostChanges } from './post-changes.ts'
 import type { PostService } from './posts.ts'
 import { canEdit, canSee } from './visibility.ts'
@@ -31,10 +30,15 @@ const parentInvalid = () =>
     { path: '/body/parentId', message: 'is not a top-level comment of this post' },
   ])
 
-/** `changes`: a comment added or removed changes its post's commentCount. */
-export function makeCommentService(prisma: PrismaClient, posts: PostService, changes: PostChanges) {
-  const store = makeCommentStore(prisma)
+export interface CommentServiceOptions {
+  store: CommentStore
+  /** Whether the post exists for the caller, and may be commented on. */
+  posts: PostService
+  /** A comment added or removed changes its post's commentCount. */
+  changes: PostChanges
+}
 
+export function makeCommentService({ store, posts, changes }: CommentServiceOptions) {
   /** A comment exists for the caller only if its post does (drafts: author and admins). */
   async function findVisible(principal: Principal, id: string) {
     const comment = await store.find(id)
