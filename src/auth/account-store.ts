@@ -5,6 +5,7 @@ import type { Role } from '../generated/prisma/enums.ts'
 import { sqlIn, type TransactionSql } from '../db/transaction.ts'
 
 export type UserRecord = Prisma.UserGetPayload<object>
+export type { Role }
 /** What granting admin did: see grantAdmin. */
 export type AdminGrantOutcome = 'granted-before' | 'created' | 'admin-already' | 'promoted' | 'taken-over'
 
