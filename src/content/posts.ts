@@ -10,7 +10,7 @@ import type { PostRecord, PostStatus, PostStore, PostWrite } from './post-store.
 import { deriveExcerpt } from './excerpt.ts'
 import { safeSearchText } from './search-query.ts'
 import { etagOf, toPost, type Post } from './post-view.ts'
-import { canEdit, canSee } from './visibility.ts'
+import { canSee, listScope, lockForEdit } from './visibility.ts'
 
 type CreatePost = components['schemas']['CreatePostRequest']
 type UpdatePost = components['schemas']['UpdatePostRequest']
@@ -85,11 +85,9 @@ export function makePostService({ store, publications, requestImageSweep, cache,
     return ids
   }
 
-  /** Loads and locks a post the caller may change, in the order of refusals the spec gives. */
+  /** Locks and loads a post the caller may change, in the order of refusals the spec gives (412 last). */
   async function lockEditable(write: PostWrite, principal: Principal, id: string, ifMatch: string | undefined): Promise<PostRecord> {
-    const locked = await write.lock(id)
-    if (!locked || !canSee(principal, locked)) throw postNotFound()
-    if (!canEdit(principal, locked)) throw new ApiError(403, 'FORBIDDEN', 'Only the author and admins may change this post.')
+    await lockForEdit(write, principal, id)
     const post = (await write.find(id))!
     checkIfMatch(ifMatch, toPost(post))
     return post
@@ -193,17 +191,13 @@ export function makePostService({ store, publications, requestImageSweep, cache,
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT
       const status = query.status ?? 'published'
       const empty = { posts: [], page: { limit, nextCursor: null } }
-      // Unpublished posts: admins see all, other users their own, anonymous callers none.
-      let authorId = query.author
-      if (status !== 'published' && principal?.role !== 'admin') {
-        if (!principal || (authorId !== undefined && authorId !== principal.userId)) return empty
-        authorId = principal.userId
-      }
+      const scope = listScope(principal, status, query.author)
+      if (scope === null) return empty
       const categoryId = query.category === undefined ? undefined : await store.categoryIdOf(query.category)
       if (categoryId === null) return empty
       const after = decodeCursor(query.cursor)
       const search = query.q === undefined ? undefined : safeSearchText(query.q)
-      const rows = await store.list({ status, authorId, categoryId, search, after, limit })
+      const rows = await store.list({ status, authorId: scope.authorId, categoryId, search, after, limit })
       const sortKey = (post: PostRecord) => ({ at: status === 'draft' ? post.createdAt : post.publishedAt!, id: post.id })
       const { items, nextCursor } = pageOf(rows, limit, sortKey)
       return { posts: items.map(toPost), page: { limit, nextCursor } }

@@ -7,14 +7,13 @@ import { RETRY_AFTER_SECONDS } from '../http/error-handler.ts'
 import { makeRenditions } from '../images/renditions.ts'
 import { makeWorkPool, OwnerBusyError, PoolBusyError } from '../images/work-pool.ts'
 import type { ImageStore } from './image-store.ts'
-import type { PostStore, PostWrite } from './post-store.ts'
+import type { PostStore } from './post-store.ts'
 import type { UploadRate } from './upload-rate.ts'
 import type { Post } from './post-view.ts'
 import type { PostChanges } from './post-changes.ts'
 import type { PostService, RequestImageSweep } from './posts.ts'
-import { canEdit, canSee } from './visibility.ts'
+import { editableBy, lockForEdit } from './visibility.ts'
 
-const forbidden = () => new ApiError(403, 'FORBIDDEN', 'Only the author and admins may change this post.')
 const retryAfter = { 'retry-after': String(RETRY_AFTER_SECONDS) }
 const poolFull = () =>
   new ApiError(503, 'SERVICE_UNAVAILABLE', 'Too many images are being processed; try again shortly.', [{ path: 'images', message: 'The image work queue is full.' }], retryAfter)
@@ -43,17 +42,10 @@ export function makeThumbnailService({ posts, store, images, uploads, config, re
   const imageCounts = { decoded: 0 }
   const limits = { accepted: config.imageFormats, maxPixels: config.imageMaxPixels, maxAspectRatio: config.imageMaxAspectRatio, maxDecodedBytes: config.imageMaxDecodedBytes }
 
-  /** Locks the post for the write, with the refusals in the spec's order (404 unseen, then 403). */
-  async function lockEditable(write: PostWrite, principal: Principal, postId: string) {
-    const post = await write.lock(postId)
-    if (!post || !canSee(principal, post)) throw notFound('POST_NOT_FOUND', 'Post')
-    if (!canEdit(principal, post)) throw forbidden()
-  }
-
   return {
     /** The upload's rights, then the user's upload allowance (429), settled before its body is read. */
     async admitUpload(principal: Principal, postId: string): Promise<void> {
-      if (!canEdit(principal, await posts.findVisible(principal, postId))) throw forbidden()
+      editableBy(principal, await store.findOwnerAndStatus(postId))
       await uploads.count(principal.userId)
     },
 
@@ -67,7 +59,7 @@ export function makeThumbnailService({ posts, store, images, uploads, config, re
         throw error
       })
       const replaced = await store.transaction(async (write) => {
-        await lockEditable(write, principal, postId)
+        await lockForEdit(write, principal, postId)
         const previous = await write.replaceThumbnail(postId, renditions)
         await write.touch(postId)
         return previous
@@ -79,7 +71,7 @@ export function makeThumbnailService({ posts, store, images, uploads, config, re
 
     async remove(principal: Principal, postId: string): Promise<void> {
       await store.transaction(async (write) => {
-        await lockEditable(write, principal, postId)
+        await lockForEdit(write, principal, postId)
         if ((await write.removeThumbnail(postId)) === 0) throw notFound('THUMBNAIL_NOT_FOUND', 'Thumbnail')
         await write.touch(postId)
       })
