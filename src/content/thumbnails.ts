@@ -85,6 +85,8 @@ export function makeThumbnailService({ posts, store, images, uploads, config, re
     imageCounts: () => ({ ...imageCounts }),
     findImage: images.find,
     imageExists: images.exists,
+    /** Deletes the images no thumbnail uses any more (the sweep job's work). */
+    sweepUnusedImages: images.sweepOrphans,
   }
 }
 
