@@ -1,4 +1,4 @@
-// Posts: who may see and change them, status and scheduling rules, optimistic concurrency.
+// Posts: status and scheduling rules, optimistic concurrency; who may see and change them is visibility.ts's.
 import type { components } from '../generated/api.ts'
 import type { TransactionSql } from '../db/transaction.ts'
 import { ApiError, invalid, notFound, refuseBlank } from '../http/api-error.ts'
@@ -64,7 +64,6 @@ export const loadPost = (store: PostStore) => async (id: string) => {
 }
 
 export function makePostService({ store, publications, requestImageSweep, cache, changes }: PostServiceOptions) {
-
   /**
    * The categories to file a post under, locked until the write commits so that none is deleted
    * meanwhile (store.existingCategoryIds); the default category when none are given. `unknown` is

@@ -1,5 +1,5 @@
-// Post thumbnails: who may set and remove them, replacing them in one transaction, and asking for
-// the images nobody uses any more to be swept (src/jobs/sweep-images.ts).
+// Post thumbnails: replacing them in one transaction, and asking for the images nobody uses any more
+// to be swept (src/jobs/sweep-images.ts). Who may set and remove them is visibility.ts's.
 import type { Config } from '../config.ts'
 import { ApiError, notFound } from '../http/api-error.ts'
 import type { Principal } from '../http/security.ts'
