@@ -3,24 +3,10 @@
 import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
-import { makeAccountCleanup } from './auth/account-cleanup.ts'
-import { makeAccountStore } from './auth/account-store.ts'
-import { ADMIN_GRANT_MESSAGES, makeAuthService, type AuthService } from './auth/auth-service.ts'
-import { makePasswordHasher, type PasswordHasher } from './auth/passwords.ts'
-import { makeRateLimitStore } from './auth/rate-limit-store.ts'
+import type { PasswordHasher } from './auth/passwords.ts'
 import type { Config } from './config.ts'
-import { makeCategoryService, type CategoryService } from './content/categories.ts'
-import { makeCommentService, type CommentService } from './content/comments.ts'
-import { makeImageStore } from './content/image-store.ts'
-import { makePostCache, type PostCache } from './content/post-cache.ts'
-import { applyMessage, makePostChanges } from './content/post-changes.ts'
-import { makePostStore } from './content/post-store.ts'
-import { toPost } from './content/post-view.ts'
-import { makePostService, type PostService } from './content/posts.ts'
-import { makeThumbnailService, type ThumbnailService } from './content/thumbnails.ts'
-import { openDatabase, type Database } from './db/database.ts'
+import { openDatabase } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'
-import { listenForInvalidations, notifyWith } from './db/post-invalidations.ts'
 import { handlers } from './handlers/index.ts'
 import { API_VERSION_HEADER } from './http/api-version.ts'
 import { registerCors, registerSecurityHeaders } from './http/browser-policy.ts'
@@ -38,36 +24,15 @@ import type { HandlerMap } from './http/operations.ts'
 import { registerJwt } from './http/security.ts'
 import { registerMultipart } from './http/upload.ts'
 import { makeValidatorCompiler } from './http/validation.ts'
-import { startJobs, type Jobs, type JobsOptions } from './jobs/index.ts'
-import { cancelPublication, enqueuePublication } from './jobs/publish-post.ts'
-import { enqueueImageSweep } from './jobs/sweep-images.ts'
-import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
-import { addImageWorkMetrics } from './metrics/image-work-metrics.ts'
-import { addPostCacheMetrics } from './metrics/post-cache-metrics.ts'
-import { makeMetrics, observeRequests, type Metrics } from './metrics/metrics.ts'
-import { startQueue, type Queue } from './queue/queue.ts'
-import { loadSpec } from './spec.ts'
-
-export interface Services {
-  config: Config
-  database: Database
-  queue: Queue
-  version: string
-  auth: AuthService
-  loginLimits: LoginLimits
-  posts: PostService
-  /** GET /posts/{id}'s cache; its stats are for operators. */
-  postCache: PostCache
-  categories: CategoryService
-  comments: CommentService
-  thumbnails: ThumbnailService
-  /** Prometheus metrics; `metrics.addCollector` takes collectors made elsewhere. */
-  metrics: Metrics
-}
+import { createJobQueues, startJobs, type JobsOptions } from './jobs/index.ts'
+import { observeRequests } from './metrics/metrics.ts'
+import { startQueue } from './queue/queue.ts'
+import { makeServices, prepareData, type Services } from './services.ts'
+import { loadSpec, type OpenApiDocument } from './spec.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    services: Services
+    services: Services & { loginLimits: LoginLimits }
   }
 }
 
@@ -141,8 +106,43 @@ export interface AppOptions {
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify(fastifyOptions(config, options.logDestination))
-  trackAnswers(app.server)
   const spec = loadSpec()
+  // Each part registers its close as soon as it is open. Fastify runs onClose hooks last-registered
+  // first, so the parts close in reverse: the jobs (waiting for those running), then the services,
+  // the queue, and the database under them all.
+  let services: Services
+  try {
+    const database = await openDatabase(config)
+    app.addHook('onClose', () => database.close())
+    // Instances starting together on a new database take turns: migrations, then the queue and its
+    // queues, whose creation (tables and constraints, by pg-boss) deadlocks when two instances race it.
+    const queue = await database.withMigrationLock(async (adapterFactory) => {
+      const { applied } = await applyMigrations(adapterFactory)
+      app.log.info({ migrations: applied }, `database ready (${database.kind}); ${applied.length} migration(s) applied`)
+      const queue = await startQueue(database, config, app.log)
+      app.addHook('onClose', () => queue.stop())
+      await createJobQueues(queue, options.jobs)
+      return queue
+    })
+    const built = makeServices({ config, database, queue, version: spec.info.version, log: app.log, signAccessToken: (claims) => app.jwt.sign(claims), passwords: options.passwords })
+    app.addHook('onClose', built.close)
+    services = built.services
+    await prepareData(services, app.log)
+    const jobs = await startJobs(queue, services, app.log, options.jobs)
+    app.addHook('onClose', () => jobs.stop())
+  } catch (error) {
+    await app.close()
+    throw error
+  }
+  await registerHttp(app, spec, services, { ...handlers, ...options.handlers } as HandlerMap)
+  await app.ready()
+  return app
+}
+
+/** The HTTP layer over the services; hooks run in the order they are registered here. */
+async function registerHttp(app: FastifyInstance, spec: OpenApiDocument, services: Services, operations: HandlerMap) {
+  const { config } = services
+  trackAnswers(app.server)
   app.setValidatorCompiler(makeValidatorCompiler())
   registerJsonBodies(app)
   installErrorHandler(app)
@@ -153,96 +153,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerRequestHead(app)
   await registerSecurityHeaders(app)
   await registerCors(app, config)
-
-  const database = await openDatabase(config)
-  let queue: Queue | undefined
-  let jobs: Jobs | undefined
-  // One hook closes everything in order: the queue (waiting for running jobs), the jobs' mailer,
-  // then the database under them.
-  app.addHook('onClose', async () => {
-    await queue?.stop()
-    await jobs?.stop()
-    await database.close()
-  })
-  try {
-    // Instances starting together on a new database take turns: migrations, then the job queues,
-    // whose creation (tables and constraints, by pg-boss) deadlocks when two instances race it.
-    await database.withMigrationLock(async (adapterFactory) => {
-      const { applied } = await applyMigrations(adapterFactory)
-      app.log.info({ migrations: applied }, `database ready (${database.kind}); ${applied.length} migration(s) applied`)
-      queue = await startQueue(database, config, app.log)
-      jobs = await startJobs(
-        // The sweep reads the database only: a worker may fetch a job before app.services exists.
-        {
-          queue,
-          config,
-          publishIfDue: (id) => app.services.posts.publishIfDue(id),
-          sweepImages: makeImageStore(database.prisma).sweepOrphans,
-          cleanUpAccounts: makeAccountCleanup(database.prisma),
-        },
-        app.log,
-        options.jobs,
-      )
-    })
-  } catch (error) {
-    await app.close()
-    throw error
-  }
-  const metrics = makeMetrics({ database, queue: queue! })
-  observeRequests(app, metrics)
+  observeRequests(app, services.metrics)
   await registerJwt(app, config)
-  const postStore = makePostStore(database.prisma)
-  const postCache = makePostCache(async (id) => {
-    const record = await postStore.find(id)
-    return record && toPost(record)
-  }, { maxEntries: config.postCacheMaxEntries, maxBytes: config.postCacheMaxBytes, ttlMs: config.postCacheTtlSeconds * 1000 })
-  addPostCacheMetrics(metrics, postCache.stats)
-  const changes = makePostChanges(postCache, database.kind === 'postgres' ? notifyWith(database.prisma) : null, app.log)
-  if (config.databaseUrl !== null) {
-    const listener = listenForInvalidations(config.databaseUrl, (message) => applyMessage(postCache, message), app.log)
-    app.addHook('onClose', () => listener.close())
-  }
-  const hasher = makePasswordHasher(config.bcryptCost)
-  app.addHook('onClose', () => hasher.close())
-  const passwords = options.passwords?.(hasher) ?? hasher
-  const auth = makeAuthService({
-    store: makeAccountStore(database.prisma),
-    passwords,
-    config,
-    signAccessToken: (claims) => app.jwt.sign(claims),
-    onRegistered: (user, sql) =>
-      enqueueWelcomeEmail(queue!.boss, { userId: user.id, email: user.email, name: user.name }, { executeSql: sql }),
-    onRenamed: (userId) => changes.changed({ authorId: userId }),
-  })
-  if (config.adminEmail !== null) {
-    const outcome = await auth.bootstrapAdmin(config.adminEmail, config.adminPassword!)
-    app.log[outcome === 'taken-over' ? 'warn' : 'info']({ adminEmail: config.adminEmail, outcome }, ADMIN_GRANT_MESSAGES[outcome])
-  }
-  const loginLimits = await makeLoginLimits(app, makeRateLimitStore(database.prisma), config)
-  const requestImageSweep = () => enqueueImageSweep(queue!.boss, app.log)
-  const posts = makePostService({
-    prisma: database.prisma,
-    publications: {
-      schedule: (postId, at, sql) => enqueuePublication(queue!.boss, postId, at, { executeSql: sql }),
-      cancel: (jobId, sql) => cancelPublication(queue!.boss, jobId, { executeSql: sql }),
-    },
-    requestImageSweep,
-    cache: postCache,
-    changes,
-    databaseTimeoutMs: config.databaseTimeoutMs,
-  })
-  const categories = makeCategoryService(database.prisma, changes)
-  await categories.ensureDefault()
-  const comments = makeCommentService(database.prisma, posts, changes)
-  const thumbnails = makeThumbnailService(database.prisma, posts, config, requestImageSweep, changes)
-  addImageWorkMetrics(metrics, thumbnails.imageWork.stats)
-  app.decorate('services', { config, database, queue: queue!, version: spec.info.version, auth, loginLimits, posts, postCache, categories, comments, thumbnails, metrics })
+  const loginLimits = await makeLoginLimits(app, services.rateLimits, config)
+  app.decorate('services', { ...services, loginLimits })
   // Measuring lag from here on: opening the database and migrating block the loop, but are not load.
   await registerOverloadGuard(app, config)
   await registerDocs(app, spec)
   await registerMultipart(app, config)
   registerLingeringClose(app, config)
-  await registerOperations(app, spec, { ...handlers, ...options.handlers } as HandlerMap)
-  await app.ready()
-  return app
+  await registerOperations(app, spec, operations)
 }

@@ -5,7 +5,8 @@
 // detection), however long the legitimate client was away. Once a session has ended, any of its
 // tokens is refused whether its rows exist or not. The day of grace keeps a session that a
 // request is still rotating (read as live, then a new token added) from vanishing under it.
-import type { PrismaClient } from '../generated/prisma/client.ts'
+import type { AccountStore } from './account-store.ts'
+import type { RateLimitStore } from './rate-limit-store.ts'
 
 const ENDED_SESSION_GRACE_SECONDS = 86_400
 
@@ -24,7 +25,12 @@ export interface CleanupResult {
   more: boolean
 }
 
-export function makeAccountCleanup(prisma: PrismaClient) {
+export interface AccountCleanupStores {
+  accounts: Pick<AccountStore, 'deleteTokensOfEndedSessions' | 'deleteEndedSessions'>
+  counters: Pick<RateLimitStore, 'deleteExpired'>
+}
+
+export function makeAccountCleanup({ accounts, counters: counterStore }: AccountCleanupStores) {
   /** Runs `batch` until it deletes less than a full batch or the run's batches are spent. */
   async function inBatches(limits: CleanupLimits, batch: () => Promise<number>) {
     let deleted = 0
@@ -39,24 +45,12 @@ export function makeAccountCleanup(prisma: PrismaClient) {
   return async function cleanUp(limits: CleanupLimits): Promise<CleanupResult> {
     const { batchSize } = limits
     const grace = ENDED_SESSION_GRACE_SECONDS
-    const counters = await inBatches(limits, () => prisma.$executeRaw`
-      delete from rate_limit_counters where key in (
-        select key from rate_limit_counters where reset_at < now() limit ${batchSize})`)
+    const counters = await inBatches(limits, () => counterStore.deleteExpired(batchSize))
     // Tokens first, in batches: a long session may hold thousands, which one cascading delete of
     // its session would remove in a single unbounded statement.
-    const refreshTokens = await inBatches(limits, () => prisma.$executeRaw`
-      delete from refresh_tokens where id in (
-        select t.id from sessions s join refresh_tokens t on t.session_id = s.id
-        where s.revoked_at < now() - ${grace} * interval '1 second' or s.expires_at < now() - ${grace} * interval '1 second'
-        limit ${batchSize})`)
+    const refreshTokens = await inBatches(limits, () => accounts.deleteTokensOfEndedSessions(batchSize, grace))
     // Sessions once their tokens are gone, so the cascade has next to nothing left to do.
-    const sessions = refreshTokens.more
-      ? { deleted: 0, more: true }
-      : await inBatches(limits, () => prisma.$executeRaw`
-          delete from sessions where id in (
-            select id from sessions
-            where revoked_at < now() - ${grace} * interval '1 second' or expires_at < now() - ${grace} * interval '1 second'
-            limit ${batchSize})`)
+    const sessions = refreshTokens.more ? { deleted: 0, more: true } : await inBatches(limits, () => accounts.deleteEndedSessions(batchSize, grace))
     return {
       counters: counters.deleted,
       refreshTokens: refreshTokens.deleted,
@@ -65,3 +59,5 @@ export function makeAccountCleanup(prisma: PrismaClient) {
     }
   }
 }
+
+export type AccountCleanup = ReturnType<typeof makeAccountCleanup>

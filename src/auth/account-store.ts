@@ -2,12 +2,12 @@
 // stores) talk to Prisma; the service above it decides what the rules are.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts'
 import type { Role } from '../generated/prisma/enums.ts'
+import { sqlIn, type TransactionSql } from '../db/transaction.ts'
 
 export type UserRecord = Prisma.UserGetPayload<object>
+export type { Role }
 /** What granting admin did: see grantAdmin. */
 export type AdminGrantOutcome = 'granted-before' | 'created' | 'admin-already' | 'promoted' | 'taken-over'
-/** Runs SQL inside a transaction; pg-boss uses it to enqueue jobs atomically with our writes. */
-export type TransactionSql = (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>
 
 export function makeAccountStore(prisma: PrismaClient) {
   return {
@@ -29,7 +29,7 @@ export function makeAccountStore(prisma: PrismaClient) {
         const { id: sessionId } = await tx.session.create({
           data: { userId: created.id, expiresAt: session.expiresAt, refreshTokens: { create: { tokenHash: session.tokenHash } } },
         })
-        await inTransaction(created, async (text, values = []) => ({ rows: await tx.$queryRawUnsafe(text, ...values) }))
+        await inTransaction(created, sqlIn(tx))
         return { user: created, sessionId }
       }),
 
@@ -141,6 +141,25 @@ export function makeAccountStore(prisma: PrismaClient) {
         // Another instance's grant transaction may hold the row for a moment.
         { maxWait: 30_000, timeout: 30_000 },
       ),
+
+    /**
+     * Deletes up to `batchSize` refresh tokens of sessions that ended (revoked or expired) more
+     * than `graceSeconds` ago; how many.
+     */
+    deleteTokensOfEndedSessions: (batchSize: number, graceSeconds: number) =>
+      prisma.$executeRaw`
+        delete from refresh_tokens where id in (
+          select t.id from sessions s join refresh_tokens t on t.session_id = s.id
+          where s.revoked_at < now() - ${graceSeconds} * interval '1 second' or s.expires_at < now() - ${graceSeconds} * interval '1 second'
+          limit ${batchSize})`,
+
+    /** Deletes up to `batchSize` sessions that ended more than `graceSeconds` ago (their tokens with them); how many. */
+    deleteEndedSessions: (batchSize: number, graceSeconds: number) =>
+      prisma.$executeRaw`
+        delete from sessions where id in (
+          select id from sessions
+          where revoked_at < now() - ${graceSeconds} * interval '1 second' or expires_at < now() - ${graceSeconds} * interval '1 second'
+          limit ${batchSize})`,
 
     /** Newest first, keyset-paged on (createdAt, id). */
     listUsers: (options: { limit: number; role?: Role; after?: { createdAt: Date; id: string } }) =>

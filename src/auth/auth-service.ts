@@ -4,13 +4,13 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Config } from '../config.ts'
 import type { components } from '../generated/api.ts'
-import type { Role } from '../generated/prisma/enums.ts'
 import { ApiError, refuseBlank } from '../errors/api-error.ts'
 import { INVALID_TOKEN_CHALLENGE, LOGIN_CHALLENGE } from '../errors/challenges.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../cursor.ts'
 import type { AccessClaims, Principal } from './principal.ts'
 import { isUniqueViolation } from '../db/errors.ts'
-import type { AccountStore, AdminGrantOutcome, TransactionSql, UserRecord } from './account-store.ts'
+import type { TransactionSql } from '../db/transaction.ts'
+import type { AccountStore, AdminGrantOutcome, Role, UserRecord } from './account-store.ts'
 import { passwordTooLong, type PasswordCheckLimit, type PasswordHasher } from './passwords.ts'
 
 type User = components['schemas']['User']

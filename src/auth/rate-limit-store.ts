@@ -1,7 +1,8 @@
 // Rate-limit counters kept in the database, so a limit holds across every instance on one
 // Postgres. One atomic upsert per attempt: the window restarts when the previous one is over.
 // Counted with by the login limits (http/login-limits.ts, which also hands the counters to
-// @fastify/rate-limit) and the upload limit (content/upload-rate.ts).
+// @fastify/rate-limit) and the upload limit (content/upload-rate.ts); cleaned by the account
+// clean-up (auth/account-cleanup.ts).
 import type { PrismaClient } from '../generated/prisma/client.ts'
 
 export interface Counter {
@@ -35,6 +36,12 @@ export function makeRateLimitStore(prisma: PrismaClient) {
     async releaseOne(key: string): Promise<void> {
       await prisma.$executeRaw`update rate_limit_counters set count = greatest(count - 1, 0) where key = ${key} and reset_at > now()`
     },
+
+    /** Deletes up to `batchSize` counters whose window is over (an expired counter counts as absent anyway); how many. */
+    deleteExpired: (batchSize: number) =>
+      prisma.$executeRaw`
+        delete from rate_limit_counters where key in (
+          select key from rate_limit_counters where reset_at < now() limit ${batchSize})`,
   }
 }
 

@@ -1,10 +1,9 @@
 // Categories: admin-managed labels with unique slugs; one is the default, given to posts filed nowhere.
 import type { components } from '../generated/api.ts'
-import type { PrismaClient } from '../generated/prisma/client.ts'
 import { isMissingRecord, isUniqueViolation } from '../db/errors.ts'
 import { ApiError, invalid, notFound, refuseBlank } from '../errors/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeKeyCursor, keyPageOf } from '../cursor.ts'
-import { makeCategoryStore, type CategoryRecord } from './category-store.ts'
+import type { CategoryRecord, CategoryStore } from './category-store.ts'
 import type { PostChanges } from './post-changes.ts'
 import { SLUG_PATTERN, slugify } from './slug.ts'
 
@@ -38,9 +37,13 @@ async function slugChecked<T>(write: Promise<T>): Promise<T> {
   }
 }
 
-/** `changes`: posts embed their categories, so a rename or a delete changes them. */
-export function makeCategoryService(prisma: PrismaClient, changes: PostChanges) {
-  const store = makeCategoryStore(prisma)
+export interface CategoryServiceOptions {
+  store: CategoryStore
+  /** Posts embed their categories, so a rename or a delete changes them. */
+  changes: PostChanges
+}
+
+export function makeCategoryService({ store, changes }: CategoryServiceOptions) {
   return {
     /**
      * Creates the default category when there is none; idempotent, safe for instances starting

@@ -1,14 +1,13 @@
 // Comments on published posts, one level of replies, the post's comment count kept exact.
 import type { components } from '../generated/api.ts'
-import type { PrismaClient } from '../generated/prisma/client.ts'
 import { isMissingRecord } from '../db/errors.ts'
 import { ApiError, notFound, refuseBlank } from '../errors/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../cursor.ts'
 import type { Principal } from '../auth/principal.ts'
-import { makeCommentStore, type CommentRecord } from './comment-store.ts'
+import type { CommentRecord, CommentStore } from './comment-store.ts'
 import type { PostChanges } from './post-changes.ts'
 import type { PostService } from './posts.ts'
-import { canEdit, canSee } from './visibility.ts'
+import { canDeleteComment, canEditComment, canSeeComment } from './visibility.ts'
 
 type Comment = components['schemas']['PostComment']
 
@@ -31,14 +30,19 @@ const parentInvalid = () =>
     { path: '/body/parentId', message: 'is not a top-level comment of this post' },
   ])
 
-/** `changes`: a comment added or removed changes its post's commentCount. */
-export function makeCommentService(prisma: PrismaClient, posts: PostService, changes: PostChanges) {
-  const store = makeCommentStore(prisma)
+export interface CommentServiceOptions {
+  store: CommentStore
+  /** Whether the post exists for the caller, and may be commented on. */
+  posts: PostService
+  /** A comment added or removed changes its post's commentCount. */
+  changes: PostChanges
+}
 
+export function makeCommentService({ store, posts, changes }: CommentServiceOptions) {
   /** A comment exists for the caller only if its post does (drafts: author and admins). */
   async function findVisible(principal: Principal, id: string) {
     const comment = await store.find(id)
-    if (!comment || !canSee(principal, comment.post)) throw commentNotFound()
+    if (!comment || !canSeeComment(principal, comment)) throw commentNotFound()
     return comment
   }
 
@@ -65,11 +69,10 @@ export function makeCommentService(prisma: PrismaClient, posts: PostService, cha
       return toComment(created)
     },
 
-    /** Its author only: admins and the post's author may delete a comment, not put words in its mouth. */
     async update(principal: Principal, id: string, input: { body: string }): Promise<Comment> {
       refuseBlank(input.body, '/body/body')
       const comment = await findVisible(principal, id)
-      if (comment.authorId !== principal.userId) throw forbidden('Only the author of a comment may edit it.')
+      if (!canEditComment(principal, comment)) throw forbidden('Only the author of a comment may edit it.')
       try {
         return toComment(await store.update(id, input.body))
       } catch (error) {
@@ -78,12 +81,10 @@ export function makeCommentService(prisma: PrismaClient, posts: PostService, cha
       }
     },
 
-    /** Its author, the post's author, or an admin; a top-level comment takes its replies with it. */
+    /** A top-level comment takes its replies with it. */
     async remove(principal: Principal, id: string): Promise<void> {
       const comment = await findVisible(principal, id)
-      if (comment.authorId !== principal.userId && !canEdit(principal, comment.post)) {
-        throw forbidden("Only the comment's author, the post's author and admins may delete it.")
-      }
+      if (!canDeleteComment(principal, comment)) throw forbidden("Only the comment's author, the post's author and admins may delete it.")
       // Nothing removed: another request deleted it (or its parent) first.
       if ((await store.remove(id, comment.postId)) === 0) throw commentNotFound()
       await changes.changed({ postId: comment.postId })

@@ -3,19 +3,20 @@
 // back the thumbnails of several posts, and it lives as long as one of them still uses it.
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import type { Rendition } from '../images/renditions.ts'
-import type { Tx } from './post-store.ts'
+import type { Tx } from '../db/transaction.ts'
 
 /** How many orphans one statement deletes, so a large backlog never becomes one huge transaction. */
 const SWEEP_BATCH = 200
 
-export function makeImageStore(prisma: PrismaClient) {
+/** A post's thumbnail rows and their images, written in the post write's transaction `tx` (PostStore.transaction). */
+export function thumbnailWrites(tx: Tx) {
   return {
     /**
      * Makes `postId`'s thumbnail exactly `renditions`; returns how many rows it had before.
      * An image already stored (same bytes) is reused; `do update` locks its row until the
      * transaction ends, so a concurrent sweep skips it instead of deleting it under us.
      */
-    async replaceThumbnail(tx: Tx, postId: string, renditions: Rendition[]): Promise<number> {
+    async replace(postId: string, renditions: Rendition[]): Promise<number> {
       const { count } = await tx.postThumbnail.deleteMany({ where: { postId } })
       for (const image of renditions) {
         await tx.$executeRaw`
@@ -28,8 +29,12 @@ export function makeImageStore(prisma: PrismaClient) {
     },
 
     /** Removes the post's thumbnail rows; their images go with the next sweep. Returns how many there were. */
-    removeThumbnail: async (tx: Tx, postId: string) => (await tx.postThumbnail.deleteMany({ where: { postId } })).count,
+    remove: async (postId: string) => (await tx.postThumbnail.deleteMany({ where: { postId } })).count,
+  }
+}
 
+export function makeImageStore(prisma: PrismaClient) {
+  return {
     find: (key: string) => prisma.image.findUnique({ where: { key }, select: { contentType: true, data: true } }),
 
     exists: async (key: string) => (await prisma.image.findUnique({ where: { key }, select: { key: true } })) !== null,

@@ -1,6 +1,9 @@
 // The data layer for posts. Lists are keyset-paged in SQL on an indexed sort column, never offset.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts'
 import type { PostStatus } from '../generated/prisma/enums.ts'
+import { sqlIn, type Tx } from '../db/transaction.ts'
+import type { Rendition } from '../images/renditions.ts'
+import { thumbnailWrites } from './image-store.ts'
 import { searchText } from './search-text.ts'
 
 export const postInclude = {
@@ -10,7 +13,17 @@ export const postInclude = {
 } satisfies Prisma.PostInclude
 
 export type PostRecord = Prisma.PostGetPayload<{ include: typeof postInclude }>
-export type Tx = Prisma.TransactionClient
+export type { PostStatus }
+
+/** The fields a write sets; those left undefined keep their value. */
+export interface PostFields {
+  title?: string
+  body?: string
+  excerpt?: string
+  status?: PostStatus
+  publishedAt?: Date | null
+  publishJobId?: string | null
+}
 
 export interface ListQuery {
   status: PostStatus
@@ -34,6 +47,8 @@ const SEARCH_WINDOW = 5000
 export const sortColumn = (status: PostStatus) => (status === 'draft' ? 'created_at' : 'published_at')
 
 type IdRow = { id: string }
+
+const load = (db: Tx, id: string) => db.post.findUnique({ where: { id }, include: postInclude })
 
 const newestFirst = (column: Prisma.Sql, limit: number) => Prisma.sql`order by ${column} desc, p.id desc limit ${limit}`
 
@@ -59,6 +74,83 @@ async function searchAlone(tx: Tx, position: Prisma.Sql, search: Prisma.Sql, col
     select p.id from matches p ${newestFirst(column, rowsWanted)}`
 }
 
+/**
+ * A write's statements, bound to its transaction (PostStore.transaction hands them out): what the
+ * write locks, reads and changes is seen and kept together, or not at all.
+ */
+function writesIn(tx: Tx) {
+  const thumbnail = thumbnailWrites(tx)
+  return {
+    /**
+     * Locks the post's row until the transaction ends, so If-Match checks and writes cannot
+     * interleave; what the rights depend on (its author and status), or null when there is none.
+     */
+    async lock(id: string): Promise<{ authorId: string; status: PostStatus } | null> {
+      const [post] = await tx.$queryRaw<{ authorId: string; status: PostStatus }[]>`
+        select author_id as "authorId", status from posts where id = ${id}::uuid for update`
+      return post ?? null
+    },
+
+    /** The post with its relations, as this write sees it. */
+    find: (id: string) => load(tx, id),
+
+    /**
+     * Ids of the categories that exist among `ids`, locked `for key share` until the transaction
+     * ends: deleteCategory (which locks its category `for update`) then waits for this write and
+     * moves the post to the default category, instead of deleting the category between this check
+     * and the insert into post_categories (a foreign key violation). A category deleted first is
+     * simply not found here.
+     */
+    async existingCategoryIds(ids: string[]): Promise<Set<string>> {
+      const found = await tx.$queryRaw<{ id: string }[]>`select id from categories where id = any(${ids}::uuid[]) for key share`
+      return new Set(found.map((category) => category.id))
+    },
+
+    defaultCategoryId: async () => (await tx.category.findFirstOrThrow({ where: { isDefault: true }, select: { id: true } })).id,
+
+    /** Creates the post filed under `categoryIds`; its id. */
+    async create(authorId: string, fields: PostFields & { title: string; body: string; excerpt: string; status: PostStatus }, categoryIds: string[]) {
+      const post = await tx.post.create({
+        data: { authorId, ...fields, categories: { create: categoryIds.map((categoryId) => ({ categoryId })) } },
+        select: { id: true },
+      })
+      return post.id
+    },
+
+    update: async (id: string, fields: PostFields) => void (await tx.post.update({ where: { id }, data: fields, select: { id: true } })),
+
+    /** Files the post under exactly `categoryIds`. */
+    async fileUnder(id: string, categoryIds: string[]) {
+      await tx.postCategory.deleteMany({ where: { postId: id } })
+      await tx.postCategory.createMany({ data: categoryIds.map((categoryId) => ({ postId: id, categoryId })) })
+    },
+
+    /**
+     * Keeps the search vector in step with the post's title and body, indexed as searchText
+     * prepares them: in time linear in their length.
+     */
+    reindex: (id: string, title: string, body: string) =>
+      tx.$executeRaw`update posts set search_vector = to_tsvector('english', ${searchText(`${title} ${body}`)}) where id = ${id}::uuid`,
+
+    /** Deletes the post; its filings, comments and thumbnail rows go with it (cascade). */
+    remove: async (id: string) => void (await tx.post.delete({ where: { id }, select: { id: true } })),
+
+    /** Marks the post changed now: what it shows changed elsewhere (its thumbnail). */
+    touch: async (id: string) => void (await tx.post.update({ where: { id }, data: { updatedAt: new Date() }, select: { id: true } })),
+
+    /** Makes the post's thumbnail exactly `renditions`; how many rows it had before (see thumbnailWrites). */
+    replaceThumbnail: (postId: string, renditions: Rendition[]) => thumbnail.replace(postId, renditions),
+
+    /** Removes the post's thumbnail rows; how many there were. Their images go with the next sweep. */
+    removeThumbnail: (postId: string) => thumbnail.remove(postId),
+
+    /** SQL in this transaction: jobs enqueued or cancelled with it commit or roll back with the write. */
+    sql: sqlIn(tx),
+  }
+}
+
+export type PostWrite = ReturnType<typeof writesIn>
+
 export interface PostStoreOptions {
   /**
    * How long the client waits for one query (DATABASE_TIMEOUT_MS). Each statement of a write is
@@ -82,7 +174,6 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
    * time and its plain queries wait for it.
    */
   const snapshot = <T>(read: (tx: Tx) => Promise<T>) => prisma.$transaction(read, { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead })
-  const load = (db: Tx, id: string) => db.post.findUnique({ where: { id }, include: postInclude })
   // A snapshot costs a transaction's round trips (measured on PostgreSQL: cache-off getPost 0.41×
   // → 0.26× of /ping, listPosts −20 %) and torn reads are rare (a write committing between two
   // queries of one read), so reads go without one and only a torn result is read again inside one.
@@ -93,38 +184,20 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
      * Runs a write. PGlite accepts the statement timeout and does not enforce it: its work is
      * bounded by what the write sends it (searchText).
      */
-    transaction: <T>(fn: (tx: Tx) => Promise<T>) =>
+    transaction: <T>(work: (write: PostWrite) => Promise<T>) =>
       prisma.$transaction(async (tx) => {
         if (statementTimeout !== undefined) await tx.$queryRaw`select set_config('statement_timeout', ${statementTimeout}, true)`
-        return fn(tx)
+        return work(writesIn(tx))
       }),
 
-    /** The post with its relations; within a write's transaction `tx`, as that write sees it. */
-    async find(id: string, tx?: Tx) {
-      if (tx) return load(tx, id)
+    /** The post with its relations. */
+    async find(id: string) {
       const post = await load(prisma, id)
       return post !== null && torn(post) ? snapshot((read) => load(read, id)) : post
     },
 
-    /** Locks the post's row until the transaction ends: If-Match checks and writes cannot interleave. */
-    async lock(tx: Tx, id: string): Promise<boolean> {
-      const rows = await tx.$queryRaw<{ id: string }[]>`select id from posts where id = ${id}::uuid for update`
-      return rows.length === 1
-    },
-
-    /**
-     * Ids of the categories that exist among `ids`, locked `for key share` until the transaction
-     * ends: deleteCategory (which locks its category `for update`) then waits for this write and
-     * moves the post to the default category, instead of deleting the category between this check
-     * and the insert into post_categories (a foreign key violation). A category deleted first is
-     * simply not found here.
-     */
-    async existingCategoryIds(tx: Tx, ids: string[]): Promise<Set<string>> {
-      const found = await tx.$queryRaw<{ id: string }[]>`select id from categories where id = any(${ids}::uuid[]) for key share`
-      return new Set(found.map((category) => category.id))
-    },
-
-    defaultCategoryId: async (tx: Tx) => (await tx.category.findFirstOrThrow({ where: { isDefault: true }, select: { id: true } })).id,
+    /** What the rights on the post depend on (its author and status); null when there is none. */
+    findOwnerAndStatus: (id: string) => prisma.post.findUnique({ where: { id }, select: { id: true, authorId: true, status: true } }),
 
     /** Resolves a category given by id or by slug; null when there is none. */
     async categoryIdOf(idOrSlug: string): Promise<string | null> {
@@ -132,13 +205,6 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
       const category = await prisma.category.findFirst({ where: isUuid ? { id: idOrSlug } : { slug: idOrSlug }, select: { id: true } })
       return category?.id ?? null
     },
-
-    /**
-     * Keeps the search vector in step with the post's title and body, indexed as searchText
-     * prepares them: in time linear in their length.
-     */
-    reindex: (tx: Tx, id: string, title: string, body: string) =>
-      tx.$executeRaw`update posts set search_vector = to_tsvector('english', ${searchText(`${title} ${body}`)}) where id = ${id}::uuid`,
 
     async list(query: ListQuery): Promise<PostRecord[]> {
       const column = Prisma.raw(`p.${sortColumn(query.status)}`)

@@ -1,21 +1,19 @@
-// Posts: who may see and change them, status and scheduling rules, optimistic concurrency.
+// Posts: status and scheduling rules, optimistic concurrency; who may see and change them is visibility.ts's.
 import type { components } from '../generated/api.ts'
-import type { PrismaClient } from '../generated/prisma/client.ts'
-import type { PostStatus } from '../generated/prisma/enums.ts'
+import type { TransactionSql } from '../db/transaction.ts'
 import { ApiError, invalid, notFound, refuseBlank } from '../errors/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../cursor.ts'
 import type { Principal } from '../auth/principal.ts'
 import type { CachedPost, PostCache } from './post-cache.ts'
 import type { PostChanges } from './post-changes.ts'
-import { makePostStore, type PostRecord, type Tx } from './post-store.ts'
+import type { PostRecord, PostStatus, PostStore, PostWrite } from './post-store.ts'
 import { deriveExcerpt } from './excerpt.ts'
 import { safeSearchText } from './search-query.ts'
 import { etagOf, toPost, type Post } from './post-view.ts'
-import { canEdit, canSee } from './visibility.ts'
+import { canSee, listScope, lockForEdit } from './visibility.ts'
 
 type CreatePost = components['schemas']['CreatePostRequest']
 type UpdatePost = components['schemas']['UpdatePostRequest']
-type TransactionSql = (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>
 /**
  * The jobs that publish scheduled posts. Both run their SQL in the write's transaction, so a job
  * is enqueued or cancelled exactly when the write commits.
@@ -51,29 +49,30 @@ function futureDate(value: string | undefined | null, path: string): Date {
 export type RequestImageSweep = () => Promise<void>
 
 export interface PostServiceOptions {
-  prisma: PrismaClient
+  store: PostStore
   publications: Publications
   requestImageSweep: RequestImageSweep
   /** The posts GET /posts/{id} serves, and how writes make every instance forget them. */
   cache: PostCache
   changes: PostChanges
-  /** How long the client waits for one query; the server ends a write's statements sooner. */
-  databaseTimeoutMs?: number
 }
 
-export function makePostService({ prisma, publications, requestImageSweep, cache, changes, databaseTimeoutMs }: PostServiceOptions) {
-  const store = makePostStore(prisma, { databaseTimeoutMs })
-  const sqlIn = (tx: Tx) => async (text: string, values: unknown[] = []) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(text, ...values) })
+/** What GET /posts/{id}'s cache loads on a miss: the post as stored, whoever may see it. */
+export const loadPost = (store: PostStore) => async (id: string) => {
+  const record = await store.find(id)
+  return record && toPost(record)
+}
 
+export function makePostService({ store, publications, requestImageSweep, cache, changes }: PostServiceOptions) {
   /**
    * The categories to file a post under, locked until the write commits so that none is deleted
    * meanwhile (store.existingCategoryIds); the default category when none are given. `unknown` is
    * the index of the first id that is not a category, -1 when all are.
    */
-  async function lockCategories(tx: Tx, ids: string[] | undefined): Promise<{ ids: string[]; unknown: number }> {
-    if (!ids || ids.length === 0) return { ids: [await store.defaultCategoryId(tx)], unknown: -1 }
+  async function lockCategories(write: PostWrite, ids: string[] | undefined): Promise<{ ids: string[]; unknown: number }> {
+    if (!ids || ids.length === 0) return { ids: [await write.defaultCategoryId()], unknown: -1 }
     // Ids arrive lower-cased by request validation, and uniqueItems has refused duplicates.
-    const existing = await store.existingCategoryIds(tx, ids)
+    const existing = await write.existingCategoryIds(ids)
     return { ids, unknown: ids.findIndex((id) => !existing.has(id)) }
   }
 
@@ -85,12 +84,10 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
     return ids
   }
 
-  /** Loads and locks a post the caller may change, in the order of refusals the spec gives. */
-  async function lockEditable(tx: Tx, principal: Principal, id: string, ifMatch: string | undefined): Promise<PostRecord> {
-    if (!(await store.lock(tx, id))) throw postNotFound()
-    const post = (await store.find(id, tx))!
-    if (!canSee(principal, post)) throw postNotFound()
-    if (!canEdit(principal, post)) throw new ApiError(403, 'FORBIDDEN', 'Only the author and admins may change this post.')
+  /** Locks and loads a post the caller may change, in the order of refusals the spec gives (412 last). */
+  async function lockEditable(write: PostWrite, principal: Principal, id: string, ifMatch: string | undefined): Promise<PostRecord> {
+    await lockForEdit(write, principal, id)
+    const post = (await write.find(id))!
     checkIfMatch(ifMatch, toPost(post))
     return post
   }
@@ -102,28 +99,18 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
       const status: PostStatus = input.status ?? 'draft'
       if (status !== 'scheduled' && input.publishedAt !== undefined) throw invalid('/body/publishedAt', PUBLISHED_AT_ONLY_SCHEDULED)
       const publishedAt = status === 'scheduled' ? futureDate(input.publishedAt, '/body/publishedAt') : status === 'published' ? new Date() : null
-      const created = await store.transaction(async (tx) => {
-        const categoryIds = known(await lockCategories(tx, input.categoryIds))
-        const post = await tx.post.create({
-          data: {
-            authorId: principal.userId,
-            title: input.title,
-            body: input.body,
-            excerpt: input.excerpt ?? deriveExcerpt(input.body),
-            status,
-            publishedAt,
-            categories: { create: categoryIds.map((categoryId) => ({ categoryId })) },
-          },
-          select: { id: true },
-        })
-        await store.reindex(tx, post.id, input.title, input.body)
+      const created = await store.transaction(async (write) => {
+        const categoryIds = known(await lockCategories(write, input.categoryIds))
+        const excerpt = input.excerpt ?? deriveExcerpt(input.body)
+        const id = await write.create(principal.userId, { title: input.title, body: input.body, excerpt, status, publishedAt }, categoryIds)
+        await write.reindex(id, input.title, input.body)
         if (status === 'scheduled') {
-          const publishJobId = await publications.schedule(post.id, publishedAt!, sqlIn(tx))
-          await tx.post.update({ where: { id: post.id }, data: { publishJobId } })
+          const publishJobId = await publications.schedule(id, publishedAt!, write.sql)
+          await write.update(id, { publishJobId })
         }
         // Read while the categories are still locked: a category deleted right after the commit
         // would otherwise be read as a filing without its category.
-        return (await store.find(post.id, tx))!
+        return (await write.find(id))!
       })
       return toPost(created)
     },
@@ -146,7 +133,7 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
 
     /** The post's owner and status, or 404 POST_NOT_FOUND when it does not exist for this caller. */
     async findVisible(principal: Principal | null, id: string) {
-      const post = await prisma.post.findUnique({ where: { id }, select: { id: true, authorId: true, status: true } })
+      const post = await store.findOwnerAndStatus(id)
       if (!post || !canSee(principal, post)) throw postNotFound()
       return post
     },
@@ -154,11 +141,11 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
     async update(principal: Principal, id: string, input: UpdatePost, ifMatch: string | undefined): Promise<Post> {
       refuseBlank(input.title, '/body/title')
       refuseBlank(input.body, '/body/body')
-      const updated = await store.transaction(async (tx) => {
+      const updated = await store.transaction(async (write) => {
         // The categories before the post, the order deleteCategory locks them in (its category,
         // then the posts filed there): the opposite order could deadlock with it.
-        const categories = input.categoryIds === undefined ? undefined : await lockCategories(tx, input.categoryIds)
-        const current = await lockEditable(tx, principal, id, ifMatch)
+        const categories = input.categoryIds === undefined ? undefined : await lockCategories(write, input.categoryIds)
+        const current = await lockEditable(write, principal, id, ifMatch)
         const status = input.status ?? current.status
         let publishedAt: Date | null
         if (status === 'scheduled') {
@@ -174,29 +161,25 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
         const rescheduled = status === 'scheduled' && publishedAt!.getTime() !== current.publishedAt?.getTime()
         let publishJobId = current.publishJobId
         if (publishJobId !== null && (rescheduled || status !== 'scheduled')) {
-          await publications.cancel(publishJobId, sqlIn(tx))
+          await publications.cancel(publishJobId, write.sql)
           publishJobId = null
         }
-        if (rescheduled) publishJobId = await publications.schedule(id, publishedAt!, sqlIn(tx))
-        await tx.post.update({ where: { id }, data: { title: input.title, body, excerpt, status, publishedAt, publishJobId } })
-        if (categories !== undefined) {
-          const categoryIds = known(categories)
-          await tx.postCategory.deleteMany({ where: { postId: id } })
-          await tx.postCategory.createMany({ data: categoryIds.map((categoryId) => ({ postId: id, categoryId })) })
-        }
-        if (input.title !== undefined || input.body !== undefined) await store.reindex(tx, id, input.title ?? current.title, body)
-        return (await store.find(id, tx))!
+        if (rescheduled) publishJobId = await publications.schedule(id, publishedAt!, write.sql)
+        await write.update(id, { title: input.title, body, excerpt, status, publishedAt, publishJobId })
+        if (categories !== undefined) await write.fileUnder(id, known(categories))
+        if (input.title !== undefined || input.body !== undefined) await write.reindex(id, input.title ?? current.title, body)
+        return (await write.find(id))!
       })
       await changes.changed({ postId: id })
       return toPost(updated)
     },
 
     async remove(principal: Principal, id: string, ifMatch: string | undefined): Promise<void> {
-      const hadThumbnail = await store.transaction(async (tx) => {
-        const post = await lockEditable(tx, principal, id, ifMatch)
-        if (post.publishJobId !== null) await publications.cancel(post.publishJobId, sqlIn(tx))
+      const hadThumbnail = await store.transaction(async (write) => {
+        const post = await lockEditable(write, principal, id, ifMatch)
+        if (post.publishJobId !== null) await publications.cancel(post.publishJobId, write.sql)
         // The thumbnail rows go with the post (cascade); the images behind them, with the sweep.
-        await tx.post.delete({ where: { id } })
+        await write.remove(id)
         return post.thumbnail.length > 0
       })
       await changes.changed({ postId: id })
@@ -207,17 +190,13 @@ export function makePostService({ prisma, publications, requestImageSweep, cache
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT
       const status = query.status ?? 'published'
       const empty = { posts: [], page: { limit, nextCursor: null } }
-      // Unpublished posts: admins see all, other users their own, anonymous callers none.
-      let authorId = query.author
-      if (status !== 'published' && principal?.role !== 'admin') {
-        if (!principal || (authorId !== undefined && authorId !== principal.userId)) return empty
-        authorId = principal.userId
-      }
+      const scope = listScope(principal, status, query.author)
+      if (scope === null) return empty
       const categoryId = query.category === undefined ? undefined : await store.categoryIdOf(query.category)
       if (categoryId === null) return empty
       const after = decodeCursor(query.cursor)
       const search = query.q === undefined ? undefined : safeSearchText(query.q)
-      const rows = await store.list({ status, authorId, categoryId, search, after, limit })
+      const rows = await store.list({ status, authorId: scope.authorId, categoryId, search, after, limit })
       const sortKey = (post: PostRecord) => ({ at: status === 'draft' ? post.createdAt : post.publishedAt!, id: post.id })
       const { items, nextCursor } = pageOf(rows, limit, sortKey)
       return { posts: items.map(toPost), page: { limit, nextCursor } }

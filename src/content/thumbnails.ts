@@ -1,20 +1,18 @@
-// Post thumbnails: who may set and remove them, replacing them in one transaction, and asking for
-// the images nobody uses any more to be swept (src/jobs/sweep-images.ts).
+// Post thumbnails: replacing them in one transaction, and asking for the images nobody uses any more
+// to be swept (src/jobs/sweep-images.ts). Who may set and remove them is visibility.ts's.
 import type { Config } from '../config.ts'
-import type { PrismaClient } from '../generated/prisma/client.ts'
 import { ApiError, notFound, RETRY_AFTER_SECONDS } from '../errors/api-error.ts'
 import type { Principal } from '../auth/principal.ts'
 import { makeRenditions } from '../images/renditions.ts'
 import { makeWorkPool, OwnerBusyError, PoolBusyError } from '../images/work-pool.ts'
-import { makeImageStore } from './image-store.ts'
-import { makePostStore, type Tx } from './post-store.ts'
-import { makeUploadRate } from './upload-rate.ts'
+import type { ImageStore } from './image-store.ts'
+import type { PostStore } from './post-store.ts'
+import type { UploadRate } from './upload-rate.ts'
 import type { Post } from './post-view.ts'
 import type { PostChanges } from './post-changes.ts'
 import type { PostService, RequestImageSweep } from './posts.ts'
-import { canEdit, canSee } from './visibility.ts'
+import { editableBy, lockForEdit } from './visibility.ts'
 
-const forbidden = () => new ApiError(403, 'FORBIDDEN', 'Only the author and admins may change this post.')
 const retryAfter = { 'retry-after': String(RETRY_AFTER_SECONDS) }
 const poolFull = () =>
   new ApiError(503, 'SERVICE_UNAVAILABLE', 'Too many images are being processed; try again shortly.', [{ path: 'images', message: 'The image work queue is full.' }], retryAfter)
@@ -23,35 +21,30 @@ const ownPlacesTaken = (places: number) => {
   return new ApiError(429, 'RATE_LIMITED', `${message} Try again when it is done.`, [{ path: 'images', message }], retryAfter)
 }
 
-export function makeThumbnailService(
-  prisma: PrismaClient,
-  posts: PostService,
+export interface ThumbnailServiceOptions {
+  posts: PostService
+  /** The posts whose thumbnails change, in the same transaction as the rows of their thumbnails. */
+  store: PostStore
+  images: ImageStore
+  /** Each user's allowance of uploads. */
+  uploads: UploadRate
   config: Pick<
     Config,
-    'imageMaxPixels' | 'imageFormats' | 'imageMaxAspectRatio' | 'imageMaxDecodedBytes' | 'imageConcurrency' | 'imageQueueMax' | 'imageJobsPerUser' | 'uploadRatePerUser' | 'uploadRateWindowSeconds'
-  >,
-  requestImageSweep: RequestImageSweep,
-  changes: PostChanges,
-) {
-  const images = makeImageStore(prisma)
-  const postStore = makePostStore(prisma)
+    'imageMaxPixels' | 'imageFormats' | 'imageMaxAspectRatio' | 'imageMaxDecodedBytes' | 'imageConcurrency' | 'imageQueueMax' | 'imageJobsPerUser'
+  >
+  requestImageSweep: RequestImageSweep
+  changes: PostChanges
+}
+
+export function makeThumbnailService({ posts, store, images, uploads, config, requestImageSweep, changes }: ThumbnailServiceOptions) {
   const imageWork = makeWorkPool({ concurrency: config.imageConcurrency, queueMax: config.imageQueueMax, perOwner: config.imageJobsPerUser })
   const imageCounts = { decoded: 0 }
-  const uploads = makeUploadRate(prisma, config)
   const limits = { accepted: config.imageFormats, maxPixels: config.imageMaxPixels, maxAspectRatio: config.imageMaxAspectRatio, maxDecodedBytes: config.imageMaxDecodedBytes }
-
-  /** Locks the post for the write, with the refusals in the spec's order (404 unseen, then 403). */
-  async function lockEditable(tx: Tx, principal: Principal, postId: string) {
-    if (!(await postStore.lock(tx, postId))) throw notFound('POST_NOT_FOUND', 'Post')
-    const post = (await tx.post.findUnique({ where: { id: postId }, select: { authorId: true, status: true } }))!
-    if (!canSee(principal, post)) throw notFound('POST_NOT_FOUND', 'Post')
-    if (!canEdit(principal, post)) throw forbidden()
-  }
 
   return {
     /** The upload's rights, then the user's upload allowance (429), settled before its body is read. */
     async admitUpload(principal: Principal, postId: string): Promise<void> {
-      if (!canEdit(principal, await posts.findVisible(principal, postId))) throw forbidden()
+      editableBy(principal, await store.findOwnerAndStatus(postId))
       await uploads.count(principal.userId)
     },
 
@@ -64,10 +57,10 @@ export function makeThumbnailService(
         if (error instanceof OwnerBusyError) throw ownPlacesTaken(config.imageJobsPerUser)
         throw error
       })
-      const replaced = await postStore.transaction(async (tx) => {
-        await lockEditable(tx, principal, postId)
-        const previous = await images.replaceThumbnail(tx, postId, renditions)
-        await tx.post.update({ where: { id: postId }, data: { updatedAt: new Date() } })
+      const replaced = await store.transaction(async (write) => {
+        await lockForEdit(write, principal, postId)
+        const previous = await write.replaceThumbnail(postId, renditions)
+        await write.touch(postId)
         return previous
       })
       await changes.changed({ postId })
@@ -76,10 +69,10 @@ export function makeThumbnailService(
     },
 
     async remove(principal: Principal, postId: string): Promise<void> {
-      await postStore.transaction(async (tx) => {
-        await lockEditable(tx, principal, postId)
-        if ((await images.removeThumbnail(tx, postId)) === 0) throw notFound('THUMBNAIL_NOT_FOUND', 'Thumbnail')
-        await tx.post.update({ where: { id: postId }, data: { updatedAt: new Date() } })
+      await store.transaction(async (write) => {
+        await lockForEdit(write, principal, postId)
+        if ((await write.removeThumbnail(postId)) === 0) throw notFound('THUMBNAIL_NOT_FOUND', 'Thumbnail')
+        await write.touch(postId)
       })
       await changes.changed({ postId })
       await requestImageSweep()
@@ -91,6 +84,8 @@ export function makeThumbnailService(
     imageCounts: () => ({ ...imageCounts }),
     findImage: images.find,
     imageExists: images.exists,
+    /** Deletes the images no thumbnail uses any more (the sweep job's work). */
+    sweepUnusedImages: images.sweepOrphans,
   }
 }
 

@@ -6,9 +6,8 @@
 // taken) is given back: it cost nothing but its bytes, and a client that follows Retry-After must
 // not spend its allowance on waiting.
 import type { Config } from '../config.ts'
-import type { PrismaClient } from '../generated/prisma/client.ts'
 import { ApiError } from '../errors/api-error.ts'
-import { makeRateLimitStore } from '../auth/rate-limit-store.ts'
+import type { RateLimitStore } from '../auth/rate-limit-store.ts'
 
 function tooMany(max: number, ttlMs: number) {
   const seconds = String(Math.max(1, Math.ceil(ttlMs / 1000)))
@@ -20,18 +19,18 @@ function tooMany(max: number, ttlMs: number) {
   })
 }
 
-export function makeUploadRate(prisma: PrismaClient, config: Pick<Config, 'uploadRatePerUser' | 'uploadRateWindowSeconds'>) {
-  const store = makeRateLimitStore(prisma)
+export function makeUploadRate(counters: RateLimitStore, config: Pick<Config, 'uploadRatePerUser' | 'uploadRateWindowSeconds'>) {
   const window = config.uploadRateWindowSeconds * 1000
-
   const key = (userId: string) => `upload:user:${userId}`
   return {
     /** Counts one upload by `userId`; 429 RATE_LIMITED once the window's allowance is spent. */
     async count(userId: string): Promise<void> {
-      const { current, ttl } = await store.countOne(key(userId), window)
+      const { current, ttl } = await counters.countOne(key(userId), window)
       if (current > config.uploadRatePerUser) throw tooMany(config.uploadRatePerUser, ttl)
     },
     /** Gives back one counted upload of `userId` in the current window. */
-    refund: (userId: string) => store.releaseOne(key(userId)),
+    refund: (userId: string) => counters.releaseOne(key(userId)),
   }
 }
+
+export type UploadRate = ReturnType<typeof makeUploadRate>

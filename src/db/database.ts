@@ -8,10 +8,11 @@ import pg from 'pg'
 import { PrismaPGlite } from 'pglite-prisma-adapter'
 import { PrismaClient } from '../generated/prisma/client.ts'
 import type { Config } from '../config.ts'
+import type { TransactionSql } from './transaction.ts'
 
 /** How pg-boss reaches the embedded database (on Postgres it opens its own pool). */
 export interface QueueSqlExecutor {
-  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>
+  executeSql: TransactionSql
 }
 
 /** An arbitrary constant naming our migration lock among Postgres advisory locks. */

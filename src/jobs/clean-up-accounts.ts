@@ -8,6 +8,7 @@
 import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
 import type { CleanupLimits, CleanupResult } from '../auth/account-cleanup.ts'
+import type { Job } from './job.ts'
 
 export const CLEAN_UP_ACCOUNTS_QUEUE = 'clean-up-accounts'
 
@@ -30,4 +31,10 @@ export async function startCleanUpAccountsWorker(
     if (result.counters + result.refreshTokens + result.sessions > 0) log.info(result, 'expired rate-limit counters and ended sessions deleted')
     if (result.more) await boss.send(CLEAN_UP_ACCOUNTS_QUEUE, {})
   })
+}
+
+export const cleanUpAccountsJob: Job = {
+  queue: CLEAN_UP_ACCOUNTS_QUEUE,
+  create: createCleanUpAccountsQueue,
+  start: ({ boss, services, log, options }) => startCleanUpAccountsWorker(boss, services.accountCleanup, log, options),
 }

@@ -1,66 +1,42 @@
-// Starts the background jobs on the app's queue: the queues they need, the mailer, the workers.
-// buildApp calls it once the queue has started; stop() is called on close.
-import type PgBoss from 'pg-boss'
+// The background jobs on the app's queue, one entry each: a new job is a file of its own and a line
+// in JOBS, which creates its queue, starts and stops its worker, and measures its queue (metrics.ts).
 import type { Logger } from '../log.ts'
-import type { CleanupLimits, CleanupResult } from '../auth/account-cleanup.ts'
-import type { Config } from '../config.ts'
-import { createMailer, type Mailer } from '../mail/mailer.ts'
+import { createMailer } from '../mail/mailer.ts'
 import type { Queue } from '../queue/queue.ts'
-import { CLEAN_UP_ACCOUNTS_QUEUE, createCleanUpAccountsQueue, startCleanUpAccountsWorker } from './clean-up-accounts.ts'
-import { createPublishPostQueue, PUBLISH_POST_QUEUE, startPublishPostWorker } from './publish-post.ts'
-import { createSweepImagesQueue, startSweepImagesWorker, SWEEP_IMAGES_QUEUE } from './sweep-images.ts'
-import { createWelcomeEmailQueue, startWelcomeEmailWorker, WELCOME_EMAIL_QUEUE } from './welcome-email.ts'
+import type { Services } from '../services.ts'
+import { cleanUpAccountsJob } from './clean-up-accounts.ts'
+import type { Job, JobsOptions } from './job.ts'
+import { publishPostJob } from './publish-post.ts'
+import { sweepImagesJob } from './sweep-images.ts'
+import { welcomeEmailJob } from './welcome-email.ts'
 
-export interface JobsOptions {
-  pollingIntervalSeconds?: number
-  retryDelaySeconds?: number
-  /** Batches of the account tables' clean-up (tests make them small). */
-  accountCleanup?: Partial<CleanupLimits>
+export type { JobsOptions } from './job.ts'
+
+export const JOBS: readonly Job[] = [welcomeEmailJob, publishPostJob, sweepImagesJob, cleanUpAccountsJob]
+
+export const JOB_QUEUES = JOBS.map((job) => job.queue)
+
+/** Creates every job's queue. Call once the queue has started, under the migration lock. */
+export async function createJobQueues(queue: Queue, options: JobsOptions = {}): Promise<void> {
+  for (const job of JOBS) await job.create(queue.boss, options)
 }
 
 export interface Jobs {
-  mailer: Mailer
-  /** Stops the workers and closes the mailer; safe to call twice and after the queue stopped. */
+  /** Lets the jobs running finish, then closes the mailer they send with; safe to call twice. */
   stop(): Promise<void>
 }
 
-/** Creates the queues the jobs need, the mailer, and the workers. Call once, after the queue started. */
-export async function startJobs(
-  services: {
-    queue: Queue
-    config: Config
-    publishIfDue: (postId: string) => Promise<boolean>
-    sweepImages: () => Promise<number>
-    cleanUpAccounts: (limits: CleanupLimits) => Promise<CleanupResult>
-  },
-  log: Logger,
-  options: JobsOptions = {},
-): Promise<Jobs> {
-  const { boss } = services.queue
-  await createPublishPostQueue(boss)
-  await startPublishPostWorker(boss, services.publishIfDue, log, options)
-  await createSweepImagesQueue(boss)
-  await startSweepImagesWorker(boss, services.sweepImages, log, options)
-  await createCleanUpAccountsQueue(boss)
-  await startCleanUpAccountsWorker(boss, services.cleanUpAccounts, log, options)
-  return start(boss, services.config, log, options)
-}
-
-async function start(boss: PgBoss, config: Config, log: Logger, options: JobsOptions): Promise<Jobs> {
-  await createWelcomeEmailQueue(boss, options)
-  const mailer = createMailer(config, log)
-  await startWelcomeEmailWorker(boss, mailer, log, options)
+/** Starts every job's worker, and the mailer they send with. */
+export async function startJobs(queue: Queue, services: Services, log: Logger, options: JobsOptions = {}): Promise<Jobs> {
+  const mailer = createMailer(services.config, log)
   let stopping: Promise<void> | undefined
-  return {
-    mailer,
-    stop: () =>
-      (stopping ??= (async () => {
-        // A no-op once the queue has stopped, which already stopped (and waited for) its workers.
-        await boss.offWork(WELCOME_EMAIL_QUEUE)
-        await boss.offWork(PUBLISH_POST_QUEUE)
-        await boss.offWork(SWEEP_IMAGES_QUEUE)
-        await boss.offWork(CLEAN_UP_ACCOUNTS_QUEUE)
-        await mailer.close()
-      })()),
+  // The queue stops first, waiting for the jobs running (a mail being sent among them), then the mailer.
+  const stop = () => (stopping ??= queue.stop().then(() => mailer.close()))
+  try {
+    for (const job of JOBS) await job.start({ boss: queue.boss, services, mailer, log, options })
+  } catch (error) {
+    await stop()
+    throw error
   }
+  return { stop }
 }

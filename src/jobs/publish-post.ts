@@ -5,6 +5,7 @@
 // Jobs live in the database, so a restart in between loses nothing.
 import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
+import type { Job } from './job.ts'
 
 export const PUBLISH_POST_QUEUE = 'publish-post'
 
@@ -41,4 +42,10 @@ export async function startPublishPostWorker(
       log.info({ postId: job.data.postId, published }, published ? 'scheduled post published' : 'publication no longer due')
     }
   })
+}
+
+export const publishPostJob: Job = {
+  queue: PUBLISH_POST_QUEUE,
+  create: createPublishPostQueue,
+  start: ({ boss, services, log, options }) => startPublishPostWorker(boss, services.posts.publishIfDue, log, options),
 }

@@ -5,6 +5,7 @@
 // image shared by two posts stays while either uses it.
 import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
+import type { Job } from './job.ts'
 
 export const SWEEP_IMAGES_QUEUE = 'sweep-images'
 
@@ -33,4 +34,10 @@ export async function startSweepImagesWorker(
     const deleted = await sweepOrphans()
     if (deleted > 0) log.info({ deleted }, 'unused images deleted')
   })
+}
+
+export const sweepImagesJob: Job = {
+  queue: SWEEP_IMAGES_QUEUE,
+  create: createSweepImagesQueue,
+  start: ({ boss, services, log, options }) => startSweepImagesWorker(boss, services.thumbnails.sweepUnusedImages, log, options),
 }

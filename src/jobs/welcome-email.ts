@@ -4,6 +4,7 @@
 import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
 import type { Mailer, MailMessage } from '../mail/mailer.ts'
+import type { Job } from './job.ts'
 
 export const WELCOME_EMAIL_QUEUE = 'welcome-email'
 
@@ -46,7 +47,7 @@ export async function createWelcomeEmailQueue(boss: PgBoss, options: WelcomeEmai
 /**
  * Enqueues the welcome email. The job id is the user's id, so a second enqueue for the same user
  * is ignored by pg-boss; pass the registration transaction's `db` so the job exists exactly when
- * the user does. The queue must exist (startJobs creates it): pg-boss drops jobs for a missing queue.
+ * the user does. The queue must exist (createJobQueues makes it at start-up): pg-boss drops jobs for a missing queue.
  */
 export async function enqueueWelcomeEmail(boss: PgBoss, job: WelcomeEmailJob, db?: PgBoss.Db): Promise<void> {
   await boss.send(WELCOME_EMAIL_QUEUE, job, { id: job.userId, ...(db === undefined ? {} : { db }) })
@@ -89,4 +90,10 @@ export async function startWelcomeEmailWorker(
       log.info(attempt, 'welcome email sent')
     }
   })
+}
+
+export const welcomeEmailJob: Job = {
+  queue: WELCOME_EMAIL_QUEUE,
+  create: createWelcomeEmailQueue,
+  start: ({ boss, mailer, log, options }) => startWelcomeEmailWorker(boss, mailer, log, options),
 }

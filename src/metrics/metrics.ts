@@ -4,9 +4,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client'
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../db/database.ts'
-import { PUBLISH_POST_QUEUE } from '../jobs/publish-post.ts'
-import { SWEEP_IMAGES_QUEUE } from '../jobs/sweep-images.ts'
-import { WELCOME_EMAIL_QUEUE } from '../jobs/welcome-email.ts'
+import { JOB_QUEUES } from '../jobs/index.ts'
 import type { Queue } from '../queue/queue.ts'
 
 export interface Metrics {
@@ -21,8 +19,6 @@ export interface Metrics {
   contentType: string
 }
 
-const QUEUES = [WELCOME_EMAIL_QUEUE, PUBLISH_POST_QUEUE, SWEEP_IMAGES_QUEUE]
-
 /** Latency buckets in seconds: from a cache hit to a bcrypt login under load. */
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
@@ -36,9 +32,9 @@ export function makeMetrics(services: { database: Database; queue: Queue }): Met
     registers: [registry],
     async collect() {
       // While the database is down the gauge is left out rather than failing the whole scrape.
-      const sizes = await Promise.allSettled(QUEUES.map((name) => services.queue.boss.getQueueSize(name)))
+      const sizes = await Promise.allSettled(JOB_QUEUES.map((name) => services.queue.boss.getQueueSize(name)))
       this.reset()
-      sizes.forEach((size, index) => size.status === 'fulfilled' && this.set({ queue: QUEUES[index]! }, size.value))
+      sizes.forEach((size, index) => size.status === 'fulfilled' && this.set({ queue: JOB_QUEUES[index]! }, size.value))
     },
   })
   new Gauge({

@@ -4,7 +4,6 @@
 // detection), and a run deletes in bounded batches. Through real pg-boss on either database.
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { makeAccountCleanup } from '../../src/auth/account-cleanup.ts'
 import { CLEAN_UP_ACCOUNTS_QUEUE } from '../../src/jobs/clean-up-accounts.ts'
 import { build } from '../helpers/build.ts'
 import { login, registerUser } from '../helpers/accounts.ts'
@@ -66,7 +65,7 @@ t.test('a run deletes in batches, at most so many, and says when more is left', 
   const app = await build(t, {}, { jobs: { pollingIntervalSeconds: 60 } })
   const run = randomUUID()
   for (let index = 0; index < 6; index++) await counter(app, `test:clean-up:${run}:${index}`, -60_000)
-  const cleanUp = makeAccountCleanup(app.services.database.prisma)
+  const cleanUp = app.services.accountCleanup
   const first = await cleanUp({ batchSize: 2, maxBatches: 2 })
   t.equal(first.counters, 4, 'two batches of two')
   t.ok(first.more, 'and more is left')
