@@ -5,22 +5,27 @@
 // journey against the service started here (embedded database in memory, a free port): register,
 // create posts, upload a thumbnail from a Blob, download an image as a Blob, list with a cursor,
 // branch on an error's `code`. Exits 1 when any generator fails any of these.
+// `npm run sdk:check -- <file>` (a path from the project's root) checks another document instead,
+// a copy being edited; its clients still run against the service, which serves openapi/openapi.yaml.
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { format } from 'node:util'
 import ts from 'typescript'
-import { loadSpec, SPEC_PATH } from '../src/spec.ts'
+import { parse } from 'yaml'
+import { type OpenApiDocument, SPEC_PATH } from '../src/spec.ts'
 import { startServer } from './bench/server.ts'
 import type { Generator } from './sdk-check/generator.ts'
 import { heyApi } from './sdk-check/hey-api.ts'
-import { nameProblems } from './sdk-check/names.ts'
+import { globalNames, nameProblems } from './sdk-check/names.ts'
 import { openapiTypescript } from './sdk-check/openapi-typescript.ts'
 import { orval } from './sdk-check/orval.ts'
 
 const at = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url))
 const WORK = at('.scratch/sdk-check')
+const SPEC = process.argv[2] ? resolve(process.argv[2]) : SPEC_PATH
+const spec = parse(readFileSync(SPEC, 'utf8')) as OpenApiDocument
 
 /** As a client team's project would compile: a bundler's resolution, browser and Node globals. */
 const COMPILER_OPTIONS: ts.CompilerOptions = {
@@ -53,7 +58,7 @@ async function generatorProblems(generate: () => Promise<void>): Promise<string[
 async function check(generator: Generator, serverUrl: string): Promise<string[]> {
   const dir = join(WORK, generator.key)
   mkdirSync(dir, { recursive: true })
-  const problems = await generatorProblems(() => generator.generate(SPEC_PATH, join(dir, 'client'), serverUrl))
+  const problems = await generatorProblems(() => generator.generate(SPEC, join(dir, 'client'), serverUrl))
 
   copyFileSync(at('scripts/sdk-check/journeys/kit.ts'), join(dir, 'kit.ts'))
   const journey = join(dir, 'journey.ts')
@@ -66,7 +71,7 @@ async function check(generator: Generator, serverUrl: string): Promise<string[]>
     const checker = program.getTypeChecker()
     const module = program.getSourceFile(join(dir, 'client', generator.module))
     const exported = module ? checker.getExportsOfModule(checker.getSymbolAtLocation(module)!).map((symbol) => symbol.name) : []
-    problems.push(...nameProblems(exported, loadSpec(), generator.ownNames).map((problem) => `name: ${problem}`))
+    problems.push(...nameProblems(exported, spec, generator, globalNames(program)).map((problem) => `name: ${problem}`))
   }
 
   // A journey that does not compile is not run: what it would do is not what it says.
@@ -90,5 +95,5 @@ try {
 } finally {
   await server.stop()
 }
-console.log(`\nSDK check: ${failed === 0 ? 'all three generators pass' : `${failed} of 3 generators fail`} (output in .scratch/sdk-check/)`)
+console.log(`\nSDK check of ${SPEC}: ${failed === 0 ? 'all three generators pass' : `${failed} of 3 generators fail`} (output in .scratch/sdk-check/)`)
 process.exit(failed === 0 ? 0 : 1)

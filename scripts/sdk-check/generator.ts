@@ -12,4 +12,7 @@ export interface Generator {
   module: string | null
   /** Names the generator exports of its own (its runtime, its helpers), not derived from the spec. */
   ownNames?: RegExp
+  /** The names it derives from an operationId (`id`, and `Id` capitalized): exactly those, so that
+   *  a name it invents for an inline schema of the operation (orval's `ListPostsStatus`) fails. */
+  operationNames?: (id: string, Id: string) => RegExp
 }

@@ -10,4 +10,6 @@ export const heyApi: Generator = {
   },
   module: 'index.ts',
   ownNames: /^(Options|ClientOptions)$/,
+  // The SDK function, and the types of its arguments and answers.
+  operationNames: (id, Id) => new RegExp(`^(${id}|${Id}(Data|Error|Errors|Response|Responses))$`),
 }

@@ -13,4 +13,8 @@ export const orval: Generator = {
   },
   module: 'api.ts',
   ownNames: /^HTTPStatusCode(s|[1-5]xx)$/,
+  // The function, its URL builder, its query parameters' type, and its answers' types: one per
+  // status (and media type, when there are several: getImageResponse200ImageWebp), all of them,
+  // the successes, the failures.
+  operationNames: (id, Id) => new RegExp(`^(${id}|get${Id}Url|${Id}Params|${id}Response(\\d{3}([A-Z][a-z0-9]*)*|Default|Success|Error)?)$`),
 }

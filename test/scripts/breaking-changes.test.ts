@@ -1,7 +1,7 @@
 // The breaking-change check (scripts/spec-compat.ts), on pairs made from the current contract:
 // one per kind of break client teams would feel, a pair that only adds, and a major bump.
 import t from 'tap'
-import { loadSpec } from '../../src/spec.ts'
+import { listOperations, loadSpec } from '../../src/spec.ts'
 import { judge, parseVersion } from '../../scripts/spec-compat.ts'
 
 type Spec = ReturnType<typeof loadSpec>
@@ -12,6 +12,11 @@ const [major, minor] = parseVersion(loadSpec().info.version)
 const nextMinor = `${major}.${minor + 1}.0`
 const nextMajor = `${major + 1}.0.0`
 
+function removeField(spec: Spec, name: string, field: string) {
+  delete schema(spec, name).properties[field]
+  schema(spec, name).required = schema(spec, name).required.filter((required) => required !== field)
+}
+
 function changed(edit: (spec: Spec) => void, version?: string): Spec {
   const after = structuredClone(loadSpec())
   edit(after)
@@ -21,14 +26,8 @@ function changed(edit: (spec: Spec) => void, version?: string): Spec {
 
 const breaks: Record<string, [(spec: Spec) => void, RegExp]> = {
   'removed operation': [(spec) => delete spec.paths['/posts/{id}']!.delete, /remove paths\.\/posts\/\{id\}\.delete/],
-  'removed response field': [
-    (spec) => {
-      const post = schema(spec, 'Post')
-      delete post.properties.title
-      post.required = post.required.filter((name) => name !== 'title')
-    },
-    /remove paths\.\/posts\/\{id\}\.get\.responses\.200\..*\.properties\.title/,
-  ],
+  'removed response field': [(spec) => removeField(spec, 'Post', 'title'), /remove components\.schemas\.Post\.properties\.title/],
+  'longer error message allowed': [(spec) => (schema(spec, 'ErrorInfo').properties.message!.maxLength = 5000), /replace components\.schemas\.ErrorInfo\.properties\.message\.maxLength/],
   'new required request field': [
     (spec) => {
       const request = schema(spec, 'CreatePostRequest')
@@ -47,6 +46,30 @@ const breaks: Record<string, [(spec: Spec) => void, RegExp]> = {
     /remove components\.schemas\.PostComment/,
   ],
   'renamed operation (a generated function name)': [(spec) => (spec.paths['/posts']!.get!.operationId = 'listAllPosts'), /replace paths\.\/posts\.get\.operationId \(listPosts → listAllPosts\)/],
+  'renamed path parameter (a path key of openapi-fetch, an argument of hey-api and orval)': [
+    (spec) => {
+      const paths = spec.paths as Record<string, unknown>
+      for (const path of Object.keys(paths).filter((path) => path.startsWith('/posts/{id}'))) {
+        paths[path.replace('{id}', '{postId}')] = paths[path]
+        delete paths[path]
+      }
+      ;(spec.components.parameters as Record<string, { name: string }>).PostId!.name = 'postId'
+    },
+    /replace paths\.\/posts\/\{id\} \(→ \/posts\/\{postId\}/,
+  ],
+  'renamed component parameter (a generated type name)': [
+    (spec) => {
+      const parameters = spec.components.parameters as Record<string, unknown>
+      parameters.PostIdentifier = parameters.PostId
+      delete parameters.PostId
+      for (const { operation } of listOperations(spec)) {
+        for (const parameter of (operation.parameters ?? []) as { $ref?: string }[]) {
+          if (parameter.$ref === '#/components/parameters/PostId') parameter.$ref = '#/components/parameters/PostIdentifier'
+        }
+      }
+    },
+    /remove components\.parameters\.PostId \(a generated type name\)/,
+  ],
   'changed type': [(spec) => (schema(spec, 'PostComment').properties.body!.type = 'integer'), /replace components\.schemas\.PostComment\.properties\.body\.type/],
 }
 
@@ -119,6 +142,34 @@ t.test('a renamed schema is breaking, though the wire is the same: it renames a 
 t.test('a change to a shared schema is reported where it is defined, not again at each operation using it', async (t) => {
   const verdict = judge(loadSpec(), changed((spec) => (spec.components.schemas.ErrorCode as { enum: string[] }).enum.pop(), nextMinor))
   t.same(verdict.breaking, [`remove components.schemas.ErrorCode.enum.${(loadSpec().components.schemas.ErrorCode as { enum: string[] }).enum.length - 1}`])
+})
+
+t.test('error answers are judged as responses: a field removed from the envelope is breaking, listed once where it is defined', async (t) => {
+  for (const [name, field] of [['ErrorInfo', 'code'], ['ErrorInfo', 'message'], ['ErrorInfo', 'details'], ['ErrorDetail', 'message']] as const) {
+    const verdict = judge(loadSpec(), changed((spec) => removeField(spec, name, field), nextMinor))
+    t.notOk(verdict.ok, `${name}.${field}: ${verdict.lines[0]}`)
+    t.same(verdict.breaking.map((change) => change.replace(/\.\d+$/, '')), [`remove components.schemas.${name}.required`, `remove components.schemas.${name}.properties.${field}`])
+  }
+})
+
+t.test('a value added to an enum that responses carry is not breaking, for the error codes as for any other enum', async (t) => {
+  for (const name of ['ErrorCode', 'PostStatus']) {
+    const verdict = judge(loadSpec(), changed((spec) => schema(spec, name).enum!.push('NEW_VALUE'), nextMinor))
+    t.ok(verdict.ok, `${name}: ${verdict.lines.join('\n')}`)
+  }
+})
+
+t.test('a recursive schema gets a verdict, and a change inside it is reported where it is defined', async (t) => {
+  const recursive = (spec: Spec) => (schema(spec, 'Category').properties.children = { type: 'array', items: { $ref: '#/components/schemas/Category' } })
+  t.ok(judge(loadSpec(), changed(recursive, nextMinor)).ok, 'an optional recursive field added breaks nothing')
+  const verdict = judge(
+    changed(recursive),
+    changed((spec) => {
+      recursive(spec)
+      schema(spec, 'Category').properties.name!.type = 'integer'
+    }, nextMinor),
+  )
+  t.same(verdict.breaking, ['replace components.schemas.Category.properties.name.type'])
 })
 
 t.test('a version that is not semantic is refused', async (t) => {
