@@ -1,6 +1,6 @@
 // The rules of who may see and change posts and comments (src/content/visibility.ts), as plain
 // functions: every role against every status, in milliseconds. The rights tables over HTTP
-// (test/handlers/post-rights.test.ts, comment-rights.test.ts) prove the operations apply them.
+// (test/content/posts/rights.test.ts, test/content/comments/rights.test.ts) prove the operations apply them.
 import t from 'tap'
 import {
   canDeleteComment,

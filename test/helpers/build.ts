@@ -20,7 +20,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     BCRYPT_COST: '4',
     LOG_LEVEL: 'silent',
     // Every test request comes from 127.0.0.1, and on PostgreSQL the counters outlive a test file:
-    // address limits are tested on their own, from addresses of their own (test/auth/login-limits).
+    // address limits are tested on their own, from addresses of their own (test/http/login-limits).
     REGISTER_LIMIT_PER_ADDRESS: '1000000',
     LOGIN_LIMIT_PER_ADDRESS: '1000000',
     // Tests build several apps in one process: one app's start-up is lag for the others. The

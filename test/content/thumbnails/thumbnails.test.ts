@@ -3,10 +3,10 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
 import sharp from 'sharp'
-import { build } from '../helpers/build.ts'
-import { registerAdmin, registerUser } from '../helpers/accounts.ts'
-import { createPost } from '../helpers/posts.ts'
-import { hasGpsIfd, jpegWithGps, keysOf, multipartBody, pngClaiming, solidImage, uploadThumbnail } from '../helpers/images.ts'
+import { build } from '../../helpers/build.ts'
+import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
+import { createPost } from '../../helpers/posts.ts'
+import { hasGpsIfd, jpegWithGps, keysOf, multipartBody, pngClaiming, solidImage, uploadThumbnail } from '../../helpers/images.ts'
 
 t.test('a JPEG with EXIF GPS data comes back oriented, in every width, as WebP without any metadata', async (t) => {
   const app = await build(t)

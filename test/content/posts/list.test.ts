@@ -3,11 +3,11 @@
 // assertions hold on a shared PostgreSQL too.
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { registerAdmin, registerUser } from '../helpers/accounts.ts'
-import { createCategory } from '../helpers/content.ts'
-import { createScratchDatabase } from '../helpers/postgres.ts'
-import { createPost } from '../helpers/posts.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
+import { createCategory } from '../../helpers/content.ts'
+import { createScratchDatabase } from '../../helpers/postgres.ts'
+import { createPost } from '../../helpers/posts.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 

@@ -1,10 +1,10 @@
 // Hostile search text over HTTP: PostgreSQL's websearch parser keeps one stack entry per `-` in a
 // row and refuses more than 32 ("tsquery stack too small", SQLSTATE XX000): that was a 500.
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { registerUser } from '../helpers/accounts.ts'
-import { createPost } from '../helpers/posts.ts'
-import { safeSearchText } from '../../src/content/search-query.ts'
+import { build } from '../../helpers/build.ts'
+import { registerUser } from '../../helpers/accounts.ts'
+import { createPost } from '../../helpers/posts.ts'
+import { safeSearchText } from '../../../src/content/search-query.ts'
 
 const list = async (app: Awaited<ReturnType<typeof build>>, q: string) =>
   app.inject({ method: 'GET', url: `/posts?q=${encodeURIComponent(q)}` })

@@ -6,11 +6,11 @@
 // instance on the database) do not show in the test files running beside it.
 import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { registerAdmin, registerUser } from '../helpers/accounts.ts'
-import { createCategory } from '../helpers/content.ts'
-import { createScratchDatabase } from '../helpers/postgres.ts'
-import { createPost } from '../helpers/posts.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
+import { createCategory } from '../../helpers/content.ts'
+import { createScratchDatabase } from '../../helpers/postgres.ts'
+import { createPost } from '../../helpers/posts.ts'
 
 const ROUNDS = 30
 /** Readers of each kind in each round, beside the writes. */

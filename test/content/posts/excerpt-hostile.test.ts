@@ -4,9 +4,9 @@
 // is timing (on PGlite the database runs on the event loop, so the ping waits for the write's own
 // SQL either way), and tests assert no timing. Figures measured are in the commit message.
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { registerUser } from '../helpers/accounts.ts'
-import { HOSTILE_BODIES } from '../helpers/hostile-text.ts'
+import { build } from '../../helpers/build.ts'
+import { registerUser } from '../../helpers/accounts.ts'
+import { HOSTILE_BODIES } from '../../helpers/hostile-text.ts'
 
 /** A run of `unit` cut at 280 characters, as an excerpt with no space to cut at is. */
 const cutRun = (unit: string) => `${unit.repeat(300).slice(0, 280)}…`

@@ -5,11 +5,11 @@
 // of every instance on the database) would otherwise show in the test files running beside it.
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { registerAdmin, registerUser } from '../helpers/accounts.ts'
-import { categoryIdsOf, createCategory } from '../helpers/content.ts'
-import { createScratchDatabase } from '../helpers/postgres.ts'
-import { createPost } from '../helpers/posts.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
+import { categoryIdsOf, createCategory } from '../../helpers/content.ts'
+import { createScratchDatabase } from '../../helpers/postgres.ts'
+import { createPost } from '../../helpers/posts.ts'
 
 const ROUNDS = 30
 /** What races the deletion of category `c` in each round, with what it may answer. */

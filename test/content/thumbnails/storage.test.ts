@@ -3,10 +3,10 @@
 // instance: test/fleet.test.ts.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helpers/build.ts'
-import { registerUser, type Account } from '../helpers/accounts.ts'
-import { createPost } from '../helpers/posts.ts'
-import { eventually, keysOf, solidImage, uploadThumbnail } from '../helpers/images.ts'
+import { build } from '../../helpers/build.ts'
+import { registerUser, type Account } from '../../helpers/accounts.ts'
+import { createPost } from '../../helpers/posts.ts'
+import { eventually, keysOf, solidImage, uploadThumbnail } from '../../helpers/images.ts'
 
 // The sweep job is polled every half second; waits for it are bounded (≤ 30 s).
 const jobs = { pollingIntervalSeconds: 0.5 }

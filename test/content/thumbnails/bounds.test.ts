@@ -4,11 +4,11 @@
 // ones made with sharp (scripts/bench/hostile-images.ts, shared with the benchmark).
 import t from 'tap'
 import sharp from 'sharp'
-import { deepPng, flatPng } from '../../scripts/bench/hostile-images.ts'
-import { build } from '../helpers/build.ts'
-import { registerUser } from '../helpers/accounts.ts'
-import { createPost } from '../helpers/posts.ts'
-import { eventually, pngClaiming, solidImage, uploadThumbnail } from '../helpers/images.ts'
+import { deepPng, flatPng } from '../../../scripts/bench/hostile-images.ts'
+import { build } from '../../helpers/build.ts'
+import { registerUser } from '../../helpers/accounts.ts'
+import { createPost } from '../../helpers/posts.ts'
+import { eventually, pngClaiming, solidImage, uploadThumbnail } from '../../helpers/images.ts'
 
 const png = { filename: 'a.png', contentType: 'image/png' }
 

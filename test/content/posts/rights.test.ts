@@ -1,8 +1,8 @@
 // The rights table: every post write × anonymous, another user, the owner, an admin.
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { registerAdmin, registerUser } from '../helpers/accounts.ts'
-import { createPost } from '../helpers/posts.ts'
+import { build } from '../../helpers/build.ts'
+import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
+import { createPost } from '../../helpers/posts.ts'
 
 type Caller = 'anonymous' | 'another user' | 'owner' | 'admin'
 const callers: Caller[] = ['anonymous', 'another user', 'owner', 'admin']

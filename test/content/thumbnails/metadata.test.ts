@@ -5,11 +5,11 @@
 import { deflateSync } from 'node:zlib'
 import t from 'tap'
 import sharp from 'sharp'
-import { pngChunk } from '../../scripts/bench/hostile-images.ts'
-import { build } from '../helpers/build.ts'
-import { registerUser } from '../helpers/accounts.ts'
-import { createPost } from '../helpers/posts.ts'
-import { solidImage, uploadThumbnail } from '../helpers/images.ts'
+import { pngChunk } from '../../../scripts/bench/hostile-images.ts'
+import { build } from '../../helpers/build.ts'
+import { registerUser } from '../../helpers/accounts.ts'
+import { createPost } from '../../helpers/posts.ts'
+import { solidImage, uploadThumbnail } from '../../helpers/images.ts'
 
 const MiB = 1024 * 1024
 

@@ -7,10 +7,10 @@
 // here. Figures measured are in the commit message.
 import pg from 'pg'
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { registerUser } from '../helpers/accounts.ts'
-import { createPost } from '../helpers/posts.ts'
-import { HOSTILE_LENGTH, HOSTILE_SEARCH_BODIES } from '../helpers/hostile-text.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { registerUser } from '../../helpers/accounts.ts'
+import { createPost } from '../../helpers/posts.ts'
+import { HOSTILE_LENGTH, HOSTILE_SEARCH_BODIES } from '../../helpers/hostile-text.ts'
 
 /** A word of letters no other post has: a search for it finds the one post that holds it. */
 const uniqueWord = () => `w${Array.from({ length: 12 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('')}`

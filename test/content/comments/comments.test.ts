@@ -1,9 +1,9 @@
 // Comments over HTTP: ordering and paging, one level of replies, drafts, edits, and bodies that
 // carry fields nobody may set.
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { registerUser } from '../helpers/accounts.ts'
-import { createComment, createPostRecord } from '../helpers/content.ts'
+import { build } from '../../helpers/build.ts'
+import { registerUser } from '../../helpers/accounts.ts'
+import { createComment, createPostRecord } from '../../helpers/content.ts'
 
 const UNKNOWN_ID = '0192f7e3-7c8d-7e9f-a0b1-c2d3e4f5a6b7'
 

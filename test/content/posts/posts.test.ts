@@ -1,9 +1,9 @@
 // Posts over HTTP: creation rules, visibility, conditional requests, and who may change what.
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { registerAdmin, registerUser } from '../helpers/accounts.ts'
-import { createCategory } from '../helpers/content.ts'
-import { createPost } from '../helpers/posts.ts'
+import { build } from '../../helpers/build.ts'
+import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
+import { createCategory } from '../../helpers/content.ts'
+import { createPost } from '../../helpers/posts.ts'
 
 t.test('createPost and getPost', async (t) => {
   const app = await build(t)

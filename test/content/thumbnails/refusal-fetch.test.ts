@@ -6,11 +6,11 @@ import http from 'node:http'
 import net from 'node:net'
 import type { AddressInfo, Socket } from 'node:net'
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { registerUser } from '../helpers/accounts.ts'
-import { createPost } from '../helpers/posts.ts'
-import { eventually } from '../helpers/images.ts'
-import { fetchFromAnotherProcess, type FetchCase, type FetchResult } from '../helpers/fetch-process.ts'
+import { build } from '../../helpers/build.ts'
+import { registerUser } from '../../helpers/accounts.ts'
+import { createPost } from '../../helpers/posts.ts'
+import { eventually } from '../../helpers/images.ts'
+import { fetchFromAnotherProcess, type FetchCase, type FetchResult } from '../../helpers/fetch-process.ts'
 
 const LIMIT = 1024 * 1024
 

@@ -1,9 +1,9 @@
 // The rights table for comments: every operation × every kind of caller, on a published post and
 // on one that is no longer published (a draft: it exists only for its author and admins).
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { registerAdmin, registerUser } from '../helpers/accounts.ts'
-import { createComment, createPostRecord } from '../helpers/content.ts'
+import { build } from '../../helpers/build.ts'
+import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
+import { createComment, createPostRecord } from '../../helpers/content.ts'
 
 type Caller = 'anonymous' | 'another user' | 'comment author' | 'post author' | 'admin'
 type PostState = 'published' | 'draft'

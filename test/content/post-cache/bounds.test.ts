@@ -1,10 +1,10 @@
 // The GET /posts/{id} cache is bounded by bytes as well as entries, and its TTL is a safety net
 // that expires an entry nobody invalidated.
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { registerUser } from '../helpers/accounts.ts'
-import { eventually } from '../helpers/images.ts'
-import { createPost } from '../helpers/posts.ts'
+import { build } from '../../helpers/build.ts'
+import { registerUser } from '../../helpers/accounts.ts'
+import { eventually } from '../../helpers/images.ts'
+import { createPost } from '../../helpers/posts.ts'
 
 const MIB = 1024 * 1024
 

@@ -5,9 +5,9 @@
 import http, { type ClientRequest, type IncomingMessage } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import t, { type Test } from 'tap'
-import { build } from '../helpers/build.ts'
-import { registerUser } from '../helpers/accounts.ts'
-import { createPost } from '../helpers/posts.ts'
+import { build } from '../../helpers/build.ts'
+import { registerUser } from '../../helpers/accounts.ts'
+import { createPost } from '../../helpers/posts.ts'
 
 const LIMIT = 200_000
 const FILE_SIZE = 5 * 1024 * 1024

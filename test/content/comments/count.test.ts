@@ -1,9 +1,9 @@
 // A post's commentCount stays exact: after creates, concurrent creates, deletes that take replies
 // with them, and replies racing the deletion of their parent.
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { registerUser } from '../helpers/accounts.ts'
-import { commentCounts, createComment, createPostRecord } from '../helpers/content.ts'
+import { build } from '../../helpers/build.ts'
+import { registerUser } from '../../helpers/accounts.ts'
+import { commentCounts, createComment, createPostRecord } from '../../helpers/content.ts'
 
 t.test('creates, concurrent creates, and deletes with cascaded replies', async (t) => {
   const app = await build(t)
