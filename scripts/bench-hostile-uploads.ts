@@ -23,7 +23,10 @@ async function images(): Promise<HostileUpload[]> {
     return Array.from({ length: count }, (_, index) => given[index % given.length]!)
   }
   if (kind === 'worst') {
-    const both = [{ name: 'flat 40 MP', bytes: await flatPng(8000, 5000) }, { name: '16-bit 5100×5100', bytes: await deepPng(5100, 5100) }]
+    const both = [
+      { name: 'flat 40 MP', bytes: await flatPng(8000, 5000) },
+      { name: '16-bit 5100×5100', bytes: await deepPng(5100, 5100) },
+    ]
     return Array.from({ length: count }, (_, index) => both[index % 2]!)
   }
   const one: HostileUpload =
@@ -38,7 +41,11 @@ async function images(): Promise<HostileUpload[]> {
 const uploads = await images()
 const database = await scratchDatabase(process.env.DATABASE_URL)
 // Limits that would refuse the set-up (a user per upload, from one address) out of the way.
-const server = await startServer({ ...database.env, REGISTER_LIMIT_PER_ADDRESS: '1000000', EVENT_LOOP_MAX_DELAY_MS: '0' })
+const server = await startServer({
+  ...database.env,
+  REGISTER_LIMIT_PER_ADDRESS: '1000000',
+  EVENT_LOOP_MAX_DELAY_MS: '0',
+})
 try {
   const idle = await startPinging(server.url)
   await new Promise((resolve) => setTimeout(resolve, 5000))

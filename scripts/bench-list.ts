@@ -32,7 +32,9 @@ try {
   await sql.query(`
     insert into categories (id, name, slug, updated_at)
     select gen_random_uuid(), 'Topic ' || i, 'topic-' || i, now() from generate_series(1, 19) i`)
-  await sql.query(`insert into categories (id, name, slug, updated_at) values (gen_random_uuid(), 'Rare', 'rare', now())`)
+  await sql.query(
+    `insert into categories (id, name, slug, updated_at) values (gen_random_uuid(), 'Rare', 'rare', now())`,
+  )
   // 90 % published, 5 % drafts, 5 % scheduled; one publication a minute, going back in time.
   // One post in 10,000 (all published) mentions a rare word, for a search with few matches.
   await sql.query(
@@ -67,7 +69,9 @@ try {
     [Math.floor(POSTS * 0.9 * 0.8)],
   )
   const deepCursor = encodeCursor({ at: rows[0].published_at, id: rows[0].id })
-  const { rows: [author] } = await sql.query(`select id from users where email = 'author7@bench.example'`)
+  const {
+    rows: [author],
+  } = await sql.query(`select id from users where email = 'author7@bench.example'`)
   // An admin lists every author's drafts and scheduled posts.
   await sql.query(`update users set role = 'admin' where email = $1`, [seeded.email])
   const login = await fetch(`${server.url}/login`, {
@@ -75,7 +79,9 @@ try {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email: seeded.email, password: seeded.password }),
   })
-  const admin = { authorization: `Bearer ${((await login.json()) as { data: { accessToken: string } }).data.accessToken}` }
+  const admin = {
+    authorization: `Bearer ${((await login.json()) as { data: { accessToken: string } }).data.accessToken}`,
+  }
   const scenarios: [string, string, Record<string, string>?][] = [
     ['GET /ping (baseline)', '/ping'],
     ['first page', '/posts?limit=20'],
@@ -92,7 +98,9 @@ try {
   ]
   console.log(`listPosts at ${POSTS} posts, ${DURATION} s each, 4 connections`)
   for (const [name, path, headers] of scenarios) {
-    console.log(formatFigure(await measure(name, { url: `${server.url}${path}`, headers, connections: 4, duration: DURATION })))
+    console.log(
+      formatFigure(await measure(name, { url: `${server.url}${path}`, headers, connections: 4, duration: DURATION })),
+    )
   }
   await server.stop()
 } finally {

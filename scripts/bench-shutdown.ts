@@ -75,8 +75,11 @@ await Promise.all(loops)
 agent.destroy()
 
 // What the server accepted: every request it logged as incoming.
-const accepted = new Set(server.logs.filter((entry) => entry.msg === 'incoming request').map((entry) => String(entry.reqId)))
-const count = (predicate: (outcome: Outcome, id: string) => boolean) => [...outcomes].filter(([id, outcome]) => predicate(outcome, id)).length
+const accepted = new Set(
+  server.logs.filter((entry) => entry.msg === 'incoming request').map((entry) => String(entry.reqId)),
+)
+const count = (predicate: (outcome: Outcome, id: string) => boolean) =>
+  [...outcomes].filter(([id, outcome]) => predicate(outcome, id)).length
 const answered = (outcome: Outcome) => 'status' in outcome && outcome.complete
 const statuses: Record<string, number> = {}
 for (const outcome of outcomes.values()) {
@@ -89,7 +92,9 @@ const report = {
   sentBeforeSigterm,
   acceptedByServer: accepted.size,
   acceptedAndAnswered: count((outcome, id) => accepted.has(id) && answered(outcome)),
-  acceptedButFailed: count((outcome, id) => accepted.has(id) && (!answered(outcome) || ('status' in outcome && outcome.status >= 500))),
+  acceptedButFailed: count(
+    (outcome, id) => accepted.has(id) && (!answered(outcome) || ('status' in outcome && outcome.status >= 500)),
+  ),
   notAccepted: count((_, id) => !accepted.has(id)),
   outcomes: statuses,
   exitCode,

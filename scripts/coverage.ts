@@ -16,7 +16,8 @@ type SourceMapCache = Record<string, { data?: { sourcesContent?: (string | null)
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const coverageDir = join(root, '.tap/coverage')
-const floors = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { coverage: Record<Metric, number> }).coverage
+const floors = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { coverage: Record<Metric, number> })
+  .coverage
 
 for (const name of readdirSync(coverageDir).filter((file) => file.endsWith('.json'))) {
   const file = join(coverageDir, name)
@@ -40,8 +41,13 @@ const report = new Report({
 })
 await report.run()
 // Not in c8's type declarations, but the method its own check-coverage command uses.
-const coverageMap = await (report as unknown as { getCoverageMapFromAllCoverageFiles(): Promise<CoverageMap> }).getCoverageMapFromAllCoverageFiles()
+const coverageMap = await (
+  report as unknown as { getCoverageMapFromAllCoverageFiles(): Promise<CoverageMap> }
+).getCoverageMapFromAllCoverageFiles()
 const summary = coverageMap.getCoverageSummary()
 const below = (Object.keys(floors) as Metric[]).filter((metric) => summary[metric].pct < floors[metric])
-for (const metric of below) console.error(`coverage of ${metric} is ${summary[metric].pct}%, under its floor of ${floors[metric]}% (package.json "coverage")`)
+for (const metric of below)
+  console.error(
+    `coverage of ${metric} is ${summary[metric].pct}%, under its floor of ${floors[metric]}% (package.json "coverage")`,
+  )
 process.exit(below.length === 0 ? 0 : 1)

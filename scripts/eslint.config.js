@@ -20,12 +20,23 @@ export default tseslint.config(
     // errors/ (ApiError), auth/principal.ts, cursor.ts, log.ts.
     files: ['src/{content,auth,jobs,db,images,mail,queue,errors}/**', 'src/{config,cursor,log}.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['fastify', 'fastify-*', '@fastify/*'], message: 'Domain code does not know the web framework: take what you need as a parameter or a type of the domain (e.g. Logger of src/log.ts).' },
-          { group: ['**/http/**', '**/handlers/**', '**/metrics/**', '**/app.ts', '**/server.ts'], message: 'Domain code does not import the layers built on it: move what both need to the domain side (errors/, auth/principal.ts, cursor.ts).' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['fastify', 'fastify-*', '@fastify/*'],
+              message:
+                'Domain code does not know the web framework: take what you need as a parameter or a type of the domain (e.g. Logger of src/log.ts).',
+            },
+            {
+              group: ['**/http/**', '**/handlers/**', '**/metrics/**', '**/app.ts', '**/server.ts'],
+              message:
+                'Domain code does not import the layers built on it: move what both need to the domain side (errors/, auth/principal.ts, cursor.ts).',
+            },
+          ],
+        },
+      ],
     },
   },
 )

@@ -11,7 +11,10 @@ const bin = (name: string) => fileURLToPath(new URL(`../node_modules/.bin/${name
 const run = (command: string, args: string[], env: NodeJS.ProcessEnv = process.env) =>
   execFileSync(command, args, { cwd: root, stdio: 'inherit', env })
 
-writeFileSync(new URL('../src/generated/api.ts', import.meta.url), await specTypes(new URL('../openapi/openapi.yaml', import.meta.url)))
+writeFileSync(
+  new URL('../src/generated/api.ts', import.meta.url),
+  await specTypes(new URL('../openapi/openapi.yaml', import.meta.url)),
+)
 
 // `prisma generate` works from WebAssembly, but the CLI insists on finding a native schema engine
 // first and cannot download one here (TRAPS.md); any existing file satisfies that check.

@@ -36,7 +36,11 @@ console.log(JSON.stringify({ before, peak, outcome }))
 const files = process.argv[2] === 'files' ? process.argv.slice(3) : []
 const side = files.length > 0 ? 0 : Number(process.argv[2] ?? 3000)
 const only = files.length > 0 ? [] : process.argv.slice(3)
-const rgb = (channels: 3 | 4 = 3) => sharp({ create: { width: side, height: side, channels, background: channels === 4 ? '#3366cc80' : '#3366cc' }, limitInputPixels: false })
+const rgb = (channels: 3 | 4 = 3) =>
+  sharp({
+    create: { width: side, height: side, channels, background: channels === 4 ? '#3366cc80' : '#3366cc' },
+    limitInputPixels: false,
+  })
 
 const made: Record<string, () => Promise<Buffer>> = {
   'jpeg baseline 4:2:0': () => rgb().jpeg().toBuffer(),
@@ -44,7 +48,8 @@ const made: Record<string, () => Promise<Buffer>> = {
   'jpeg progressive 4:2:0': () => rgb().jpeg({ progressive: true }).toBuffer(),
   'jpeg progressive 4:4:4': () => rgb().jpeg({ progressive: true, chromaSubsampling: '4:4:4' }).toBuffer(),
   'jpeg progressive grey': () => rgb().greyscale().jpeg({ progressive: true }).toBuffer(),
-  'jpeg progressive cmyk': () => rgb().toColourspace('cmyk').jpeg({ progressive: true, chromaSubsampling: '4:4:4' }).toBuffer(),
+  'jpeg progressive cmyk': () =>
+    rgb().toColourspace('cmyk').jpeg({ progressive: true, chromaSubsampling: '4:4:4' }).toBuffer(),
   'jpeg baseline cmyk': () => rgb().toColourspace('cmyk').jpeg({ chromaSubsampling: '4:4:4' }).toBuffer(),
   'png rgb': () => rgb().png().toBuffer(),
   'png rgba interlaced': () => rgb(4).png({ progressive: true }).toBuffer(),
@@ -56,8 +61,15 @@ const made: Record<string, () => Promise<Buffer>> = {
   'webp lossy': () => rgb().webp({ quality: 50 }).toBuffer(),
   'webp lossy alpha': () => rgb(4).webp({ quality: 50 }).toBuffer(),
   'webp lossless': () => rgb().webp({ lossless: true }).toBuffer(),
-  'png rgba16 tall': () => sharp({ create: { width: 1000, height: 20_000, channels: 4, background: '#3366cc80' }, limitInputPixels: false }).toColourspace('rgb16').png().toBuffer(),
-  'jpeg baseline tall': () => sharp({ create: { width: 1414, height: 28_284, channels: 3, background: '#3366cc' }, limitInputPixels: false }).jpeg().toBuffer(),
+  'png rgba16 tall': () =>
+    sharp({ create: { width: 1000, height: 20_000, channels: 4, background: '#3366cc80' }, limitInputPixels: false })
+      .toColourspace('rgb16')
+      .png()
+      .toBuffer(),
+  'jpeg baseline tall': () =>
+    sharp({ create: { width: 1414, height: 28_284, channels: 3, background: '#3366cc' }, limitInputPixels: false })
+      .jpeg()
+      .toBuffer(),
   gif: () => rgb().gif().toBuffer(),
   'avif 8-bit 4:4:4': () => rgb().avif({ effort: 0, quality: 30, chromaSubsampling: '4:4:4' }).toBuffer(),
   'avif 8-bit 4:2:0': () => rgb().avif({ effort: 0, quality: 30 }).toBuffer(),
@@ -75,7 +87,10 @@ try {
     const bytes = await make()
     const file = join(folder, 'image')
     writeFileSync(file, bytes)
-    const out = execFileSync(process.execPath, ['--import=tsx', '--input-type=module', '-e', CHILD, file], { env: { ...process.env, MALLOC_ARENA_MAX: '2' }, encoding: 'utf8' })
+    const out = execFileSync(process.execPath, ['--import=tsx', '--input-type=module', '-e', CHILD, file], {
+      env: { ...process.env, MALLOC_ARENA_MAX: '2' },
+      encoding: 'utf8',
+    })
     const { before, peak, outcome } = JSON.parse(out.trim().split('\n').at(-1)!)
     const metadata = await sharp(bytes, { limitInputPixels: false }).metadata()
     const pixels = metadata.width * metadata.height
@@ -87,7 +102,9 @@ try {
         outcome,
         peakMiB: Math.round((peak - before) / 1048576),
         bytesPerPixel: Math.round(((peak - before) / pixels) * 100) / 100,
-        ...(model === null ? {} : { modelMiB: Math.round(model / 1048576), modelBytesPerPixel: Math.round((model / pixels) * 100) / 100 }),
+        ...(model === null
+          ? {}
+          : { modelMiB: Math.round(model / 1048576), modelBytesPerPixel: Math.round((model / pixels) * 100) / 100 }),
       }),
     )
   }

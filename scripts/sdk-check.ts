@@ -44,7 +44,8 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
 async function generatorProblems(generate: () => Promise<void>): Promise<string[]> {
   const problems: string[] = []
   const { warn, error } = console
-  console.warn = console.error = (...args: unknown[]) => void problems.push(`generator warning: ${format(...args).trim()}`)
+  console.warn = console.error = (...args: unknown[]) =>
+    void problems.push(`generator warning: ${format(...args).trim()}`)
   try {
     await generate()
   } catch (failure) {
@@ -65,19 +66,32 @@ async function check(generator: Generator, serverUrl: string): Promise<string[]>
   copyFileSync(at(`scripts/sdk-check/journeys/${generator.key}.ts`), journey)
   const program = ts.createProgram([journey], COMPILER_OPTIONS)
   const host = { getCanonicalFileName: (name: string) => name, getCurrentDirectory: () => dir, getNewLine: () => '\n' }
-  problems.push(...ts.getPreEmitDiagnostics(program).map((diagnostic) => `type error: ${ts.formatDiagnostic(diagnostic, host).trim()}`))
+  problems.push(
+    ...ts
+      .getPreEmitDiagnostics(program)
+      .map((diagnostic) => `type error: ${ts.formatDiagnostic(diagnostic, host).trim()}`),
+  )
 
   if (generator.module !== null) {
     const checker = program.getTypeChecker()
     const module = program.getSourceFile(join(dir, 'client', generator.module))
-    const exported = module ? checker.getExportsOfModule(checker.getSymbolAtLocation(module)!).map((symbol) => symbol.name) : []
+    const exported = module
+      ? checker.getExportsOfModule(checker.getSymbolAtLocation(module)!).map((symbol) => symbol.name)
+      : []
     problems.push(...nameProblems(exported, spec, generator, globalNames(program)).map((problem) => `name: ${problem}`))
   }
 
   // A journey that does not compile is not run: what it would do is not what it says.
   if (!problems.some((problem) => problem.startsWith('type error'))) {
-    const run = spawnSync(process.execPath, ['--import=tsx', journey], { env: { ...process.env, API_URL: serverUrl }, encoding: 'utf8', timeout: 120_000 })
-    if (run.status !== 0) problems.push(`journey: ${(run.stderr || run.error?.message || `exit ${run.status}`).trim().split('\n').slice(0, 8).join('\n  ')}`)
+    const run = spawnSync(process.execPath, ['--import=tsx', journey], {
+      env: { ...process.env, API_URL: serverUrl },
+      encoding: 'utf8',
+      timeout: 120_000,
+    })
+    if (run.status !== 0)
+      problems.push(
+        `journey: ${(run.stderr || run.error?.message || `exit ${run.status}`).trim().split('\n').slice(0, 8).join('\n  ')}`,
+      )
   }
   return problems
 }
@@ -89,11 +103,15 @@ try {
   for (const generator of [openapiTypescript, heyApi, orval]) {
     const problems = await check(generator, server.url)
     if (problems.length > 0) failed++
-    console.log(`\n${problems.length === 0 ? '✔' : '✘'} ${generator.name}: ${problems.length === 0 ? 'no warning, types check, journey passed' : `${problems.length} problem(s)`}`)
+    console.log(
+      `\n${problems.length === 0 ? '✔' : '✘'} ${generator.name}: ${problems.length === 0 ? 'no warning, types check, journey passed' : `${problems.length} problem(s)`}`,
+    )
     for (const problem of problems) console.log(`  ${problem}`)
   }
 } finally {
   await server.stop()
 }
-console.log(`\nSDK check of ${SPEC}: ${failed === 0 ? 'all three generators pass' : `${failed} of 3 generators fail`} (output in .scratch/sdk-check/)`)
+console.log(
+  `\nSDK check of ${SPEC}: ${failed === 0 ? 'all three generators pass' : `${failed} of 3 generators fail`} (output in .scratch/sdk-check/)`,
+)
 process.exit(failed === 0 ? 0 : 1)

@@ -84,7 +84,9 @@ async function expect(label: string, status: number, answer: Promise<Answer>): P
 }
 
 // Real photos' work for the thumbnail pipeline (decode, resize to three widths, re-encode), made once.
-const photos = await Promise.all(['#cc8844', '#4488cc', '#44aa66'].map((colour) => solidImage(1200, 800, 'jpeg', colour)))
+const photos = await Promise.all(
+  ['#cc8844', '#4488cc', '#44aa66'].map((colour) => solidImage(1200, 800, 'jpeg', colour)),
+)
 
 /**
  * One simulated client: signs up, then writes, edits, reads and deletes posts (keeping a few),
@@ -99,10 +101,23 @@ async function client(index: number, until: number) {
   for (let n = 0; Date.now() < until; n++) {
     const roll = n % 20
     if (roll === 0) {
-      const created = await expect('createPost', 201, call('POST', '/posts', { title: `Soak ${index}.${n}`, body: 'Soak body '.repeat(20), status: 'published' }, token))
+      const created = await expect(
+        'createPost',
+        201,
+        call(
+          'POST',
+          '/posts',
+          { title: `Soak ${index}.${n}`, body: 'Soak body '.repeat(20), status: 'published' },
+          token,
+        ),
+      )
       if (created?.body?.data) postIds.push(String(created.body.data.id))
     } else if (roll === 1 && postIds.length > 0) {
-      await expect('createComment', 201, call('POST', `/posts/${postIds.at(-1)}/comments`, { body: `Comment ${n}` }, token))
+      await expect(
+        'createComment',
+        201,
+        call('POST', `/posts/${postIds.at(-1)}/comments`, { body: `Comment ${n}` }, token),
+      )
     } else if (roll === 2) {
       const signedIn = await expect('login', 200, call('POST', '/login', { email, password }))
       if (signedIn?.body?.data) token = String(signedIn.body.data.accessToken)
@@ -115,11 +130,21 @@ async function client(index: number, until: number) {
     } else if (roll === 12) {
       await expect('health', 200, call('GET', '/health'))
     } else if (roll === 13 && postIds.length > 0) {
-      await expect('updatePost', 200, call('PATCH', `/posts/${postIds.at(-1)}`, { title: `Soak ${index}.${n} edited` }, token))
+      await expect(
+        'updatePost',
+        200,
+        call('PATCH', `/posts/${postIds.at(-1)}`, { title: `Soak ${index}.${n} edited` }, token),
+      )
     } else if (roll === 14 && n % 60 === 14 && postIds.length > 0) {
       // One upload every third round: each one is the costliest request of the mix.
-      const photo = multipartBody([{ name: 'file', data: photos[n % photos.length]!, filename: 'photo.jpg', contentType: 'image/jpeg' }])
-      await expect('uploadPostThumbnail', 200, call('PUT', `/posts/${postIds.at(-1)}/thumbnail`, undefined, token, photo))
+      const photo = multipartBody([
+        { name: 'file', data: photos[n % photos.length]!, filename: 'photo.jpg', contentType: 'image/jpeg' },
+      ])
+      await expect(
+        'uploadPostThumbnail',
+        200,
+        call('PUT', `/posts/${postIds.at(-1)}/thumbnail`, undefined, token, photo),
+      )
     } else if (roll === 15 && postIds.length > 3) {
       // The oldest post goes (with its comments and thumbnail): the data set stays about the same size.
       await expect('deletePost', 204, call('DELETE', `/posts/${postIds.shift()}`, undefined, token))
@@ -137,7 +162,9 @@ async function readMemory() {
       let text = ''
       res.on('data', (chunk) => (text += chunk))
       res.on('end', () => resolve(text))
-    }).on('error', reject).end(),
+    })
+      .on('error', reject)
+      .end(),
   )
   const heapUsed = Number(/^nodejs_heap_size_used_bytes (\d+)/m.exec(metrics)?.[1])
   if (!Number.isFinite(rssKiB) || !Number.isFinite(heapUsed)) throw new Error('no memory figures')
@@ -162,7 +189,10 @@ const clients = Array.from({ length: connections }, (_, index) => client(index, 
 await new Promise((resolve) => setTimeout(resolve, warmupMs))
 const atStart = await memory()
 console.log(`after ${Math.round(warmupMs / 1000)} s warm-up:`, atStart)
-const ticker = setInterval(async () => console.log(`${Math.round((Date.now() - started) / 1000)} s:`, await memory(), 'errors', errors), 30_000)
+const ticker = setInterval(
+  async () => console.log(`${Math.round((Date.now() - started) / 1000)} s:`, await memory(), 'errors', errors),
+  30_000,
+)
 await Promise.all(clients)
 clearInterval(ticker)
 clearInterval(dropLogs)

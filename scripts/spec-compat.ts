@@ -45,7 +45,11 @@ type Json = Record<string, Node>
 const COMPONENT_REF = '#/components/'
 
 /** The node a local `$ref` (`#/components/…`) points at. */
-const target = (document: object, ref: string): Node => ref.slice(2).split('/').reduce<Node>((at, key) => (at as Json | undefined)?.[key], document)
+const target = (document: object, ref: string): Node =>
+  ref
+    .slice(2)
+    .split('/')
+    .reduce<Node>((at, key) => (at as Json | undefined)?.[key], document)
 
 /**
  * The contract as api-smart-diff should read it: every `$ref` to a component (a schema, a
@@ -65,9 +69,12 @@ export function resolvedContract(document: object): object {
     if (Array.isArray(node)) return node.map((item) => inline(item, within, refs))
     if (node === null || typeof node !== 'object') return node
     const { $ref, ...rest } = node as Json
-    const kept = Object.entries(rest).filter(([key, value]) => NAME_MAPS.has(within) || !(ANNOTATIONS.has(key) || (key === 'format' && value === 'binary')))
+    const kept = Object.entries(rest).filter(
+      ([key, value]) => NAME_MAPS.has(within) || !(ANNOTATIONS.has(key) || (key === 'format' && value === 'binary')),
+    )
     const own = Object.fromEntries(kept.map(([key, value]) => [key, inline(value, key, refs)]))
-    if (typeof $ref !== 'string' || !$ref.startsWith(COMPONENT_REF)) return typeof $ref === 'string' ? { $ref, ...own } : own
+    if (typeof $ref !== 'string' || !$ref.startsWith(COMPONENT_REF))
+      return typeof $ref === 'string' ? { $ref, ...own } : own
     if (refs.includes($ref)) return { $ref, ...own }
     return { ...(inline(target(document, $ref), within, [...refs, $ref]) as Json), ...own }
   }
@@ -82,7 +89,8 @@ export function breakingChanges(before: object, after: object): string[] {
   const [was, is] = [resolvedContract(before), resolvedContract(after)]
   leaveOutUnchangedResponses(was, is)
   const { diffs } = apiCompare(was, is)
-  const wholeNamed = (path: unknown[]) => path.length === 3 && path[0] === 'components' && NAMED_KINDS.includes(path[1] as string)
+  const wholeNamed = (path: unknown[]) =>
+    path.length === 3 && path[0] === 'components' && NAMED_KINDS.includes(path[1] as string)
   return [
     ...diffs
       .filter((diff) => diff.type === 'breaking' && !wholeNamed(diff.path) && !addedResponseEnumValue(diff))
@@ -104,7 +112,9 @@ function leaveOutUnchangedResponses(before: object, after: object): void {
   for (const [path, methods] of Object.entries(was!)) {
     for (const [method, operation] of Object.entries(methods)) {
       const [responses, other] = [operation?.responses ?? {}, is![path]?.[method]?.responses ?? {}]
-      for (const status of Object.keys(responses).filter((status) => isDeepStrictEqual(responses[status], other[status]))) {
+      for (const status of Object.keys(responses).filter((status) =>
+        isDeepStrictEqual(responses[status], other[status]),
+      )) {
         delete responses[status]
         delete other[status]
       }
@@ -129,7 +139,9 @@ const NAMED_KINDS = ['schemas', 'parameters']
 /** Components of those kinds gone by name (renamed, or moved inline). */
 function removedComponents(before: object, after: object): string[] {
   return NAMED_KINDS.flatMap((kind) => {
-    const [was, is] = [before, after].map((spec) => (((spec as Json).components as Json | undefined)?.[kind] ?? {}) as Json)
+    const [was, is] = [before, after].map(
+      (spec) => (((spec as Json).components as Json | undefined)?.[kind] ?? {}) as Json,
+    )
     return Object.keys(was!)
       .filter((name) => !(name in is!))
       .map((name) => `remove components.${kind}.${name} (a generated type name)`)
@@ -178,7 +190,11 @@ export function atSource(changes: string[], before: object, after: object): stri
     let source: string | undefined
     for (const [index, segment] of path.entries()) {
       // Responses, parameters and schemas alike may be `$ref`s (local ones only, in this document).
-      for (let ref = (node as Json | undefined)?.$ref; typeof ref === 'string' && ref.startsWith(COMPONENT_REF); ref = (node as Json | undefined)?.$ref) {
+      for (
+        let ref = (node as Json | undefined)?.$ref;
+        typeof ref === 'string' && ref.startsWith(COMPONENT_REF);
+        ref = (node as Json | undefined)?.$ref
+      ) {
         const pointer = ref.slice(2).split('/')
         node = target(document, ref)
         source = [...pointer, ...path.slice(index)].join('.')
@@ -198,12 +214,26 @@ export function atSource(changes: string[], before: object, after: object): stri
 
 export function judge(released: Document, current: Document): Verdict {
   const breaking = atSource(breakingChanges(released, current), released, current)
-  const [before, after] = [released.info.version, current.info.version].map(parseVersion) as [[number, number, number], [number, number, number]]
+  const [before, after] = [released.info.version, current.info.version].map(parseVersion) as [
+    [number, number, number],
+    [number, number, number],
+  ]
   const summary = `released ${released.info.version} → current ${current.info.version}: ${breaking.length} breaking change(s)`
   if (breaking.length === 0) return { ok: true, breaking, lines: [summary] }
-  const listed = [...breaking.slice(0, 30).map((change) => `  breaking: ${change}`), ...(breaking.length > 30 ? [`  … and ${breaking.length - 30} more`] : [])]
-  if (after[0] > before[0]) return { ok: true, breaking, lines: [`${summary}, allowed by the major version going up:`, ...listed] }
-  return { ok: false, breaking, lines: [`${summary} without a major version bump (info.version must go to ${before[0] + 1}.0.0 or above):`, ...listed] }
+  const listed = [
+    ...breaking.slice(0, 30).map((change) => `  breaking: ${change}`),
+    ...(breaking.length > 30 ? [`  … and ${breaking.length - 30} more`] : []),
+  ]
+  if (after[0] > before[0])
+    return { ok: true, breaking, lines: [`${summary}, allowed by the major version going up:`, ...listed] }
+  return {
+    ok: false,
+    breaking,
+    lines: [
+      `${summary} without a major version bump (info.version must go to ${before[0] + 1}.0.0 or above):`,
+      ...listed,
+    ],
+  }
 }
 
 /** The highest version kept under `dir` as openapi-<version>.yaml. */

@@ -124,7 +124,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await createJobQueues(queue, options.jobs)
       return queue
     })
-    const built = makeServices({ config, database, queue, version: spec.info.version, log: app.log, signAccessToken: (claims) => app.jwt.sign(claims), passwords: options.passwords })
+    const built = makeServices({
+      config,
+      database,
+      queue,
+      version: spec.info.version,
+      log: app.log,
+      signAccessToken: (claims) => app.jwt.sign(claims),
+      passwords: options.passwords,
+    })
     app.addHook('onClose', built.close)
     services = built.services
     await prepareData(services, app.log)

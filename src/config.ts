@@ -71,7 +71,8 @@ export interface Config {
 
 export class ConfigError extends Error {
   constructor(variable: string, problem: string, value: string | undefined) {
-    const shown = value === undefined ? '' : ` (got ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`
+    const shown =
+      value === undefined ? '' : ` (got ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`
     super(`Invalid configuration: ${variable} ${problem}${shown}`)
     this.name = 'ConfigError'
   }
@@ -99,7 +100,8 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
-  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${allowed.join(', ')}`, raw)
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}`, raw)
   return raw as T
 }
 
@@ -113,7 +115,8 @@ function url(env: Env, name: string, protocols: readonly string[]): string | nul
     throw new ConfigError(name, `must be a URL starting with ${protocols.join(' or ')}`, undefined)
   }
   // The URL may carry a password, so it is never echoed back.
-  if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, `must start with ${protocols.join(' or ')}`, undefined)
+  if (!protocols.includes(parsed.protocol))
+    throw new ConfigError(name, `must start with ${protocols.join(' or ')}`, undefined)
   return raw
 }
 
@@ -122,14 +125,18 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 function mailFrom(env: Env): string {
   const value = text(env, 'MAIL_FROM', 'Blog <no-reply@blog.localhost>', 254)!
   const address = /<([^>]+)>$/.exec(value)?.[1] ?? value
-  if (!EMAIL.test(address)) throw new ConfigError('MAIL_FROM', 'must be an email address, optionally as "Name <address>"', value)
+  if (!EMAIL.test(address))
+    throw new ConfigError('MAIL_FROM', 'must be an email address, optionally as "Name <address>"', value)
   return value
 }
 
 /** A comma-separated list of origins (`https://blog.example.com`), or `*` for any. */
 function origins(env: Env, name: string): string[] {
   const raw = text(env, name, '', 4096)!
-  const list = raw.split(',').map((entry) => entry.trim()).filter(Boolean)
+  const list = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
   for (const entry of list) {
     if (entry === '*') continue
     let parsed: URL | undefined
@@ -140,7 +147,11 @@ function origins(env: Env, name: string): string[] {
     }
     // An origin is scheme, host and port, exactly as a browser sends it: no path, no trailing slash.
     if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== entry) {
-      throw new ConfigError(name, 'must be a comma-separated list of origins such as https://blog.example.com, or *', entry)
+      throw new ConfigError(
+        name,
+        'must be a comma-separated list of origins such as https://blog.example.com, or *',
+        entry,
+      )
     }
   }
   return list
@@ -155,9 +166,13 @@ const PROXY_ADDRESS = /^[0-9a-fA-F:.]+(\/\d{1,3})?$/
 function trustProxy(env: Env): false | string[] {
   const raw = text(env, 'TRUST_PROXY', '', 4096)!.trim()
   if (raw === '' || raw === 'false') return false
-  const list = raw.split(',').map((entry) => entry.trim()).filter(Boolean)
+  const list = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
   const bad = list.find((entry) => !PROXY_ADDRESS.test(entry) || isIP(entry.split('/')[0]!) === 0)
-  if (bad !== undefined) throw new ConfigError('TRUST_PROXY', 'must be a comma-separated list of proxy addresses or CIDR ranges', bad)
+  if (bad !== undefined)
+    throw new ConfigError('TRUST_PROXY', 'must be a comma-separated list of proxy addresses or CIDR ranges', bad)
   return list
 }
 
@@ -166,7 +181,10 @@ function imageFormats(env: Env, name: string): ImageFormat[] {
   const raw = text(env, name, null, 200)
   if (raw === null) return [...IMAGE_FORMATS]
   const problem = `must be a comma-separated list of ${IMAGE_FORMATS.join(', ')}`
-  const list = raw.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean)
+  const list = raw
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter(Boolean)
   if (list.length === 0) throw new ConfigError(name, problem, raw)
   for (const entry of list) {
     if (!(IMAGE_FORMATS as readonly string[]).includes(entry)) throw new ConfigError(name, problem, entry)
@@ -195,7 +213,11 @@ function jwtSecret(env: Env, databaseUrl: string | null, dataDir: string | null)
   } catch (error) {
     // Only a missing file means "first start": replacing one we could not read would sign everyone out.
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new ConfigError('JWT_SECRET', `is unset and ${file} cannot be read (${(error as NodeJS.ErrnoException).code})`, undefined)
+      throw new ConfigError(
+        'JWT_SECRET',
+        `is unset and ${file} cannot be read (${(error as NodeJS.ErrnoException).code})`,
+        undefined,
+      )
     }
     const secret = randomBytes(32).toString('base64url')
     mkdirSync(dataDir, { recursive: true })
@@ -206,7 +228,12 @@ function jwtSecret(env: Env, databaseUrl: string | null, dataDir: string | null)
     return secret
   }
   // An edited or truncated file must not sign tokens with a guessable key.
-  if (kept.length < 32) throw new ConfigError('JWT_SECRET', `is unset and ${file} holds fewer than 32 characters: delete it to have a new secret made`, undefined)
+  if (kept.length < 32)
+    throw new ConfigError(
+      'JWT_SECRET',
+      `is unset and ${file} holds fewer than 32 characters: delete it to have a new secret made`,
+      undefined,
+    )
   return kept
 }
 
@@ -215,14 +242,21 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDirRaw = text(env, 'DATA_DIR', './data', 1024)
   const dataDir = dataDirRaw === 'memory:' ? null : resolve(dataDirRaw ?? './data')
   const adminEmail = text(env, 'ADMIN_EMAIL', null, 254)
-  if (adminEmail !== null && !EMAIL.test(adminEmail)) throw new ConfigError('ADMIN_EMAIL', 'must be an email address', adminEmail)
+  if (adminEmail !== null && !EMAIL.test(adminEmail))
+    throw new ConfigError('ADMIN_EMAIL', 'must be an email address', adminEmail)
   const adminPassword = text(env, 'ADMIN_PASSWORD', null, 72)
   if ((adminEmail === null) !== (adminPassword === null)) {
-    throw new ConfigError(adminEmail === null ? 'ADMIN_EMAIL' : 'ADMIN_PASSWORD', 'must be set together with the other ADMIN_ variable', undefined)
+    throw new ConfigError(
+      adminEmail === null ? 'ADMIN_EMAIL' : 'ADMIN_PASSWORD',
+      'must be set together with the other ADMIN_ variable',
+      undefined,
+    )
   }
-  if (adminPassword !== null && adminPassword.length < 10) throw new ConfigError('ADMIN_PASSWORD', 'must be at least 10 characters', undefined)
+  if (adminPassword !== null && adminPassword.length < 10)
+    throw new ConfigError('ADMIN_PASSWORD', 'must be at least 10 characters', undefined)
   // bcrypt reads 72 bytes, not characters: a longer password could never be checked as given.
-  if (adminPassword !== null && Buffer.byteLength(adminPassword) > 72) throw new ConfigError('ADMIN_PASSWORD', 'must be at most 72 bytes in UTF-8', undefined)
+  if (adminPassword !== null && Buffer.byteLength(adminPassword) > 72)
+    throw new ConfigError('ADMIN_PASSWORD', 'must be at most 72 bytes in UTF-8', undefined)
 
   return {
     host: text(env, 'HOST', '127.0.0.1', 255)!,

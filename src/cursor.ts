@@ -18,7 +18,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ISO_TIME = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 const invalidCursor = () =>
-  new ApiError(400, 'VALIDATION_FAILED', 'The cursor is not one this API issued.', [{ path: '/query/cursor', message: 'is not a valid cursor' }])
+  new ApiError(400, 'VALIDATION_FAILED', 'The cursor is not one this API issued.', [
+    { path: '/query/cursor', message: 'is not a valid cursor' },
+  ])
 
 export const encodeCursor = ({ at, id }: Position) => Buffer.from(`${at.toISOString()}|${id}`).toString('base64url')
 
@@ -27,7 +29,14 @@ export function decodeCursor(cursor: string | undefined): Position | undefined {
   const [iso, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|')
   const at = new Date(iso ?? '')
   // Round-tripping refuses what the pattern lets through but is no real time (2025-02-30).
-  if (!ISO_TIME.test(iso ?? '') || Number.isNaN(at.getTime()) || at.toISOString() !== iso || id === undefined || !UUID.test(id)) throw invalidCursor()
+  if (
+    !ISO_TIME.test(iso ?? '') ||
+    Number.isNaN(at.getTime()) ||
+    at.toISOString() !== iso ||
+    id === undefined ||
+    !UUID.test(id)
+  )
+    throw invalidCursor()
   return { at, id }
 }
 
@@ -52,5 +61,8 @@ export function decodeKeyCursor(cursor: string | undefined, pattern: RegExp): st
 export function keyPageOf<T>(rows: T[], limit: number, key: (row: T) => string) {
   const items = rows.slice(0, limit)
   const last = items.at(-1)
-  return { items, nextCursor: rows.length > limit && last !== undefined ? Buffer.from(key(last)).toString('base64url') : null }
+  return {
+    items,
+    nextCursor: rows.length > limit && last !== undefined ? Buffer.from(key(last)).toString('base64url') : null,
+  }
 }

@@ -28,7 +28,9 @@ try {
   console.error(`Start-up failed: ${error instanceof Error ? error.message : inspect(error)}`)
   process.exit(1)
 }
-app.log.info(`${config.databaseUrl === null ? `embedded database in ${config.dataDir ?? 'memory'}` : 'PostgreSQL'}; docs at /docs`)
+app.log.info(
+  `${config.databaseUrl === null ? `embedded database in ${config.dataDir ?? 'memory'}` : 'PostgreSQL'}; docs at /docs`,
+)
 
 let stopping = false
 async function shutdown(signal: string) {

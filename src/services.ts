@@ -81,14 +81,18 @@ export function makeServices({ config, database, queue, version, log, signAccess
   addPostCacheMetrics(metrics, postCache.stats)
   // On PostgreSQL every instance's cache hears of every write: NOTIFY by the writer, LISTEN by all.
   const changes = makePostChanges(postCache, database.kind === 'postgres' ? notifyWith(prisma) : null, log)
-  const listener = config.databaseUrl === null ? null : listenForInvalidations(config.databaseUrl, (message) => applyMessage(postCache, message), log)
+  const listener =
+    config.databaseUrl === null
+      ? null
+      : listenForInvalidations(config.databaseUrl, (message) => applyMessage(postCache, message), log)
   const hasher = makePasswordHasher(config.bcryptCost)
   const auth = makeAuthService({
     store: stores.accounts,
     passwords: passwords?.(hasher) ?? hasher,
     config,
     signAccessToken,
-    onRegistered: (user, sql) => enqueueWelcomeEmail(boss, { userId: user.id, email: user.email, name: user.name }, { executeSql: sql }),
+    onRegistered: (user, sql) =>
+      enqueueWelcomeEmail(boss, { userId: user.id, email: user.email, name: user.name }, { executeSql: sql }),
     onRenamed: (userId) => changes.changed({ authorId: userId }),
   })
   const requestImageSweep = () => enqueueImageSweep(boss, log)
@@ -103,7 +107,15 @@ export function makeServices({ config, database, queue, version, log, signAccess
     changes,
   })
   const uploads = makeUploadRate(stores.counters, config)
-  const thumbnails = makeThumbnailService({ posts, store: stores.posts, images: stores.images, uploads, config, requestImageSweep, changes })
+  const thumbnails = makeThumbnailService({
+    posts,
+    store: stores.posts,
+    images: stores.images,
+    uploads,
+    config,
+    requestImageSweep,
+    changes,
+  })
   addImageWorkMetrics(metrics, thumbnails.imageWork.stats)
   const services: Services = {
     config,

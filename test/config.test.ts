@@ -20,13 +20,19 @@ t.test('defaults run the embedded database on port 3000 with a secret kept besid
 t.test('a kept secret shorter than 32 characters stops start-up instead of signing with it', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'blog-config-'))
   writeFileSync(join(dataDir, 'jwt-secret'), '\n')
-  t.throws(() => loadConfig({ DATA_DIR: dataDir }), { name: 'ConfigError', message: /JWT_SECRET is unset and .*jwt-secret holds fewer than 32 characters/ })
+  t.throws(() => loadConfig({ DATA_DIR: dataDir }), {
+    name: 'ConfigError',
+    message: /JWT_SECRET is unset and .*jwt-secret holds fewer than 32 characters/,
+  })
 })
 
 t.test('a kept secret that cannot be read stops start-up instead of being replaced', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'blog-config-'))
   mkdirSync(join(dataDir, 'jwt-secret'))
-  t.throws(() => loadConfig({ DATA_DIR: dataDir }), { name: 'ConfigError', message: /JWT_SECRET is unset and .*jwt-secret cannot be read \(EISDIR\)/ })
+  t.throws(() => loadConfig({ DATA_DIR: dataDir }), {
+    name: 'ConfigError',
+    message: /JWT_SECRET is unset and .*jwt-secret cannot be read \(EISDIR\)/,
+  })
 })
 
 t.test('each bad value names its variable', async (t) => {
@@ -35,7 +41,10 @@ t.test('each bad value names its variable', async (t) => {
     [{ PORT: '70000' }, /PORT must be an integer/],
     [{ BCRYPT_COST: '3' }, /BCRYPT_COST must be an integer from 4 to 15/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
-    [{ DATABASE_URL: 'mysql://x@y/z', JWT_SECRET: 'x'.repeat(32) }, /DATABASE_URL must start with postgres: or postgresql:/],
+    [
+      { DATABASE_URL: 'mysql://x@y/z', JWT_SECRET: 'x'.repeat(32) },
+      /DATABASE_URL must start with postgres: or postgresql:/,
+    ],
     [{ DATABASE_URL: 'not a url' }, /DATABASE_URL must be a URL/],
     [{ DATABASE_URL: 'postgres://root@127.0.0.1/test' }, /JWT_SECRET is required when DATABASE_URL is set/],
     [{ JWT_SECRET: 'short' }, /JWT_SECRET must be at least 32 characters/],
@@ -46,11 +55,17 @@ t.test('each bad value names its variable', async (t) => {
     [{ POST_CACHE_TTL_SECONDS: '0' }, /POST_CACHE_TTL_SECONDS must be an integer from 1/],
     [{ EVENT_LOOP_MAX_DELAY_MS: '-1' }, /EVENT_LOOP_MAX_DELAY_MS must be an integer from 0 to 60000/],
     [{ CORS_ORIGINS: 'https://blog.example.com/' }, /CORS_ORIGINS must be a comma-separated list of origins/],
-    [{ CORS_ORIGINS: 'https://a.example.com, blog.example.com' }, /CORS_ORIGINS must be .* \(got "blog.example.com"\)$/],
+    [
+      { CORS_ORIGINS: 'https://a.example.com, blog.example.com' },
+      /CORS_ORIGINS must be .* \(got "blog.example.com"\)$/,
+    ],
     [{ CORS_ORIGINS: 'ftp://files.example.com' }, /CORS_ORIGINS must be/],
     [{ TRUST_PROXY: 'everyone' }, /TRUST_PROXY must be a comma-separated list of proxy addresses/],
     [{ TRUST_PROXY: '10.0.0.0/8, 300.1.1.1' }, /TRUST_PROXY must be .* \(got "300.1.1.1"\)$/],
-    [{ IMAGE_FORMATS: 'png,tiff' }, /^Invalid configuration: IMAGE_FORMATS must be a comma-separated list of jpeg, png, webp, gif, avif \(got "tiff"\)$/],
+    [
+      { IMAGE_FORMATS: 'png,tiff' },
+      /^Invalid configuration: IMAGE_FORMATS must be a comma-separated list of jpeg, png, webp, gif, avif \(got "tiff"\)$/,
+    ],
     [{ IMAGE_FORMATS: ' , ' }, /IMAGE_FORMATS must be a comma-separated list/],
     [{ LOGIN_LIMIT_PER_ACCOUNT_ADDRESS: '0' }, /LOGIN_LIMIT_PER_ACCOUNT_ADDRESS must be an integer from 1 to 100000/],
   ]
@@ -71,15 +86,27 @@ t.test('overload limit and CORS origins', async (t) => {
   const defaults = loadConfig({ DATA_DIR: 'memory:' })
   t.equal(defaults.eventLoopMaxDelayMs, 1000)
   t.same(defaults.corsOrigins, [], 'no CORS unless asked for')
-  t.equal(loadConfig({ DATA_DIR: 'memory:', EVENT_LOOP_MAX_DELAY_MS: '0' }).eventLoopMaxDelayMs, 0, '0 turns the check off')
+  t.equal(
+    loadConfig({ DATA_DIR: 'memory:', EVENT_LOOP_MAX_DELAY_MS: '0' }).eventLoopMaxDelayMs,
+    0,
+    '0 turns the check off',
+  )
   const listed = loadConfig({ DATA_DIR: 'memory:', CORS_ORIGINS: 'https://blog.example.com, http://localhost:5173' })
   t.same(listed.corsOrigins, ['https://blog.example.com', 'http://localhost:5173'])
   t.same(loadConfig({ DATA_DIR: 'memory:', CORS_ORIGINS: '*' }).corsOrigins, ['*'])
 })
 
 t.test('accepted image formats', async (t) => {
-  t.same(loadConfig({ DATA_DIR: 'memory:' }).imageFormats, ['jpeg', 'png', 'webp', 'gif', 'avif'], 'all five by default')
-  t.same(loadConfig({ DATA_DIR: 'memory:', IMAGE_FORMATS: 'PNG, webp,png' }).imageFormats, ['png', 'webp'], 'a subset, any case, once each')
+  t.same(
+    loadConfig({ DATA_DIR: 'memory:' }).imageFormats,
+    ['jpeg', 'png', 'webp', 'gif', 'avif'],
+    'all five by default',
+  )
+  t.same(
+    loadConfig({ DATA_DIR: 'memory:', IMAGE_FORMATS: 'PNG, webp,png' }).imageFormats,
+    ['png', 'webp'],
+    'a subset, any case, once each',
+  )
 })
 
 t.test('a URL with a password is never echoed back', async (t) => {
@@ -104,17 +131,38 @@ t.test('lingering close after a refused body: bytes and time, 0 closes at once',
   t.equal(defaults.lingeringCloseBytes, 16 * 1024 * 1024)
   t.equal(defaults.lingeringCloseMs, 10_000)
   t.equal(loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_MS: '0' }).lingeringCloseMs, 0)
-  t.throws(() => loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_BYTES: '-1' }), /LINGERING_CLOSE_BYTES must be an integer from 0 to 1073741824/)
-  t.throws(() => loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_MS: '120001' }), /LINGERING_CLOSE_MS must be an integer from 0 to 120000/)
+  t.throws(
+    () => loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_BYTES: '-1' }),
+    /LINGERING_CLOSE_BYTES must be an integer from 0 to 1073741824/,
+  )
+  t.throws(
+    () => loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_MS: '120001' }),
+    /LINGERING_CLOSE_MS must be an integer from 0 to 120000/,
+  )
   t.equal(defaults.lingeringCloseMaxSockets, 100, 'at most 100 sockets drain at once')
   t.equal(loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_MAX_SOCKETS: '0' }).lingeringCloseMaxSockets, 0)
-  t.throws(() => loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_MAX_SOCKETS: '100001' }), /LINGERING_CLOSE_MAX_SOCKETS must be an integer from 0 to 100000/)
+  t.throws(
+    () => loadConfig({ DATA_DIR: 'memory:', LINGERING_CLOSE_MAX_SOCKETS: '100001' }),
+    /LINGERING_CLOSE_MAX_SOCKETS must be an integer from 0 to 100000/,
+  )
 })
 
 t.test('image work bounds and the upload allowance', async (t) => {
   const defaults = loadConfig({ DATA_DIR: 'memory:' })
-  t.match(defaults, { imageMaxAspectRatio: 20, imageMaxDecodedBytes: 160_000_000, imageConcurrency: 1, imageQueueMax: 8, imageJobsPerUser: 1, uploadRatePerUser: 30, uploadRateWindowSeconds: 3600 })
-  t.equal(loadConfig({ DATA_DIR: 'memory:', IMAGE_QUEUE_MAX: '0' }).imageQueueMax, 0, 'no queue: busy means 503 at once')
+  t.match(defaults, {
+    imageMaxAspectRatio: 20,
+    imageMaxDecodedBytes: 160_000_000,
+    imageConcurrency: 1,
+    imageQueueMax: 8,
+    imageJobsPerUser: 1,
+    uploadRatePerUser: 30,
+    uploadRateWindowSeconds: 3600,
+  })
+  t.equal(
+    loadConfig({ DATA_DIR: 'memory:', IMAGE_QUEUE_MAX: '0' }).imageQueueMax,
+    0,
+    'no queue: busy means 503 at once',
+  )
   const cases: [Record<string, string>, RegExp][] = [
     [{ IMAGE_MAX_ASPECT_RATIO: '0' }, /IMAGE_MAX_ASPECT_RATIO must be an integer from 1 to 10000/],
     [{ IMAGE_MAX_DECODED_BYTES: '999999' }, /IMAGE_MAX_DECODED_BYTES must be an integer from 1000000 to 4000000000/],
@@ -124,5 +172,6 @@ t.test('image work bounds and the upload allowance', async (t) => {
     [{ UPLOAD_RATE_PER_USER: '0' }, /UPLOAD_RATE_PER_USER must be an integer from 1 to 100000/],
     [{ UPLOAD_RATE_WINDOW_SECONDS: '86401' }, /UPLOAD_RATE_WINDOW_SECONDS must be an integer from 1 to 86400/],
   ]
-  for (const [env, message] of cases) t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))
+  for (const [env, message] of cases)
+    t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))
 })

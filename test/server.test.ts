@@ -21,36 +21,56 @@ const env = {
 const migrationsApplied = (logs: Record<string, unknown>[]) =>
   logs.find((entry) => Array.isArray(entry.migrations))?.migrations as string[] | undefined
 
-t.test(`starts, answers, stops with exit code 0, and starts again on the same data (${usingPostgres ? 'PostgreSQL' : 'embedded'})`, async (t) => {
-  const first = await startServer(env)
-  const ping = await fetch(`${first.url}/ping`)
-  t.equal(ping.status, 200)
-  t.match(await ping.json(), { data: { status: 'ok' }, error: null, meta: { requestId: String } })
-  const account = { email: `restart-${Date.now()}@example.com`, password: 'survives a restart' }
-  const registered = await fetch(`${first.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...account, name: 'Restart' }) })
-  t.equal(registered.status, 201)
-  first.child.kill('SIGTERM')
-  t.equal(await first.exit, 0, 'SIGTERM ends the process cleanly')
+t.test(
+  `starts, answers, stops with exit code 0, and starts again on the same data (${usingPostgres ? 'PostgreSQL' : 'embedded'})`,
+  async (t) => {
+    const first = await startServer(env)
+    const ping = await fetch(`${first.url}/ping`)
+    t.equal(ping.status, 200)
+    t.match(await ping.json(), { data: { status: 'ok' }, error: null, meta: { requestId: String } })
+    const account = { email: `restart-${Date.now()}@example.com`, password: 'survives a restart' }
+    const registered = await fetch(`${first.url}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...account, name: 'Restart' }),
+    })
+    t.equal(registered.status, 201)
+    first.child.kill('SIGTERM')
+    t.equal(await first.exit, 0, 'SIGTERM ends the process cleanly')
 
-  const second = await startServer(env)
-  t.same(migrationsApplied(second.logs), [], 'the database was kept: nothing left to migrate')
-  t.equal((await fetch(`${second.url}/health`)).status, 200)
-  const signedIn = await fetch(`${second.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) })
-  t.equal(signedIn.status, 200, 'the account written before the restart is there after it')
-  second.child.kill('SIGINT')
-  t.equal(await second.exit, 0, 'SIGINT too')
-})
+    const second = await startServer(env)
+    t.same(migrationsApplied(second.logs), [], 'the database was kept: nothing left to migrate')
+    t.equal((await fetch(`${second.url}/health`)).status, 200)
+    const signedIn = await fetch(`${second.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(account),
+    })
+    t.equal(signedIn.status, 200, 'the account written before the restart is there after it')
+    second.child.kill('SIGINT')
+    t.equal(await second.exit, 0, 'SIGINT too')
+  },
+)
 
 t.test('a request in flight when SIGTERM arrives is still answered', async (t) => {
   const server = await startServer(env)
   const body = JSON.stringify({ email: 'reader@example.com', password: 'correct horse battery' })
   const { port } = new URL(server.url)
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/login', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = ''
-      res.on('data', (chunk) => (text += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }))
-    })
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/login',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = ''
+        res.on('data', (chunk) => (text += chunk))
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+      },
+    )
     req.on('error', reject)
     // Half the body now, SIGTERM, the rest after: the request was accepted before the signal.
     req.write(body.slice(0, 10))
@@ -65,28 +85,37 @@ t.test('a request in flight when SIGTERM arrives is still answered', async (t) =
   t.equal(await server.exit, 0)
 })
 
-t.test('a first start killed while it makes the embedded database does not stop the next start', { skip: usingPostgres && 'embedded database only: PostgreSQL clusters are made by their operator' }, async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'blog-first-start-'))
-  const embedded = { ...env, DATA_DIR: dataDir, DATABASE_URL: '' }
-  // The leftover an interrupted first start used to leave (seen after a Ctrl-C): a cluster directory
-  // without PG_VERSION, on which every later start failed.
-  mkdirSync(join(dataDir, 'pglite', 'base'), { recursive: true })
+t.test(
+  'a first start killed while it makes the embedded database does not stop the next start',
+  { skip: usingPostgres && 'embedded database only: PostgreSQL clusters are made by their operator' },
+  async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'blog-first-start-'))
+    const embedded = { ...env, DATA_DIR: dataDir, DATABASE_URL: '' }
+    // The leftover an interrupted first start used to leave (seen after a Ctrl-C): a cluster directory
+    // without PG_VERSION, on which every later start failed.
+    mkdirSync(join(dataDir, 'pglite', 'base'), { recursive: true })
 
-  const killed = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], { env: { ...process.env, PORT: '0', ...embedded } })
-  const exited = once(killed, 'exit')
-  const staging = join(dataDir, 'pglite.initializing')
-  while (!existsSync(staging) && killed.exitCode === null) await sleep(10)
-  killed.kill('SIGKILL')
-  await exited
-  t.ok(existsSync(staging), 'killed while initdb was running')
+    const killed = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], {
+      env: { ...process.env, PORT: '0', ...embedded },
+    })
+    const exited = once(killed, 'exit')
+    const staging = join(dataDir, 'pglite.initializing')
+    while (!existsSync(staging) && killed.exitCode === null) await sleep(10)
+    killed.kill('SIGKILL')
+    await exited
+    t.ok(existsSync(staging), 'killed while initdb was running')
 
-  const server = await startServer(embedded)
-  t.equal((await fetch(`${server.url}/ping`)).status, 200, 'the next start makes the database and answers')
-  t.ok(existsSync(join(dataDir, 'pglite', 'PG_VERSION')))
-  t.ok(readdirSync(dataDir).some((name) => /^pglite\.incomplete-\d+$/.test(name)), 'the old leftover was moved aside, not deleted')
-  server.child.kill('SIGTERM')
-  t.equal(await server.exit, 0)
-})
+    const server = await startServer(embedded)
+    t.equal((await fetch(`${server.url}/ping`)).status, 200, 'the next start makes the database and answers')
+    t.ok(existsSync(join(dataDir, 'pglite', 'PG_VERSION')))
+    t.ok(
+      readdirSync(dataDir).some((name) => /^pglite\.incomplete-\d+$/.test(name)),
+      'the old leftover was moved aside, not deleted',
+    )
+    server.child.kill('SIGTERM')
+    t.equal(await server.exit, 0)
+  },
+)
 
 t.test('`npm start` stopped by a SIGTERM to npm alone (as a supervisor sends it) stops the server too', async (t) => {
   const server = await startServer(env, ['npm', 'start', '--silent'])
@@ -104,5 +133,8 @@ t.test('`npm start` stopped by a SIGTERM to npm alone (as a supervisor sends it)
     }
   }
   t.ok(await eventually(gone, 30_000, 100), `server process ${serverPid} ended with npm`)
-  t.ok(server.logs.some((entry) => entry.msg === 'shutting down'), 'after a graceful shutdown')
+  t.ok(
+    server.logs.some((entry) => entry.msg === 'shutting down'),
+    'after a graceful shutdown',
+  )
 })

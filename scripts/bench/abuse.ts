@@ -35,12 +35,18 @@ async function call(url: string, init: RequestInit): Promise<string> {
     return String(response.status)
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause
-    return (error as Error).name === 'TimeoutError' ? 'timed out' : `dropped: ${cause?.code ?? (error as Error).message}`
+    return (error as Error).name === 'TimeoutError'
+      ? 'timed out'
+      : `dropped: ${cause?.code ?? (error as Error).message}`
   }
 }
 
 async function json(url: string, body: unknown, token?: string) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) })
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  })
   const parsed = (await response.json()) as { data: Record<string, unknown> }
   if (!response.ok) throw new Error(`${url}: ${response.status} ${JSON.stringify(parsed)}`)
   return parsed.data
@@ -49,7 +55,11 @@ async function json(url: string, body: unknown, token?: string) {
 /** An attacker: a fresh account with a post of its own to upload thumbnails to. */
 async function attacker(baseUrl: string, index: number) {
   const email = `attacker-${index}-${Date.now()}@example.com`
-  const { accessToken } = (await json(`${baseUrl}/register`, { email, password: 'attacker-password-1234', name: `Attacker ${index}` })) as { accessToken: string }
+  const { accessToken } = (await json(`${baseUrl}/register`, {
+    email,
+    password: 'attacker-password-1234',
+    name: `Attacker ${index}`,
+  })) as { accessToken: string }
   const post = await json(`${baseUrl}/posts`, { title: 'Mine', body: 'A post to hang thumbnails on.' }, accessToken)
   return { token: accessToken, postId: String(post.id) }
 }
@@ -75,18 +85,35 @@ export async function prepareAttacks(baseUrl: string): Promise<Attack[]> {
       const send = () => {
         const form = new FormData()
         form.append('file', new Blob([bytes], { type: 'image/png' }), 'hostile.png')
-        return call(`${baseUrl}/posts/${postId}/thumbnail`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: form })
+        return call(`${baseUrl}/posts/${postId}/thumbnail`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${token}` },
+          body: form,
+        })
       }
       return { name: `uploadPostThumbnail: ${name} (${Math.round(bytes.length / 1024)} KB)`, send }
     }),
   )
   const writer = await attacker(baseUrl, UPLOADERS)
-  const bodies = Object.entries({ '"![" × 50000': '!['.repeat(50_000), '"[" × 50000': '['.repeat(50_000), '"`" × 50000': '`'.repeat(50_000) }).map(([name, body]) => ({
+  const bodies = Object.entries({
+    '"![" × 50000': '!['.repeat(50_000),
+    '"[" × 50000': '['.repeat(50_000),
+    '"`" × 50000': '`'.repeat(50_000),
+  }).map(([name, body]) => ({
     name: `createPost: body ${name}`,
-    send: () => call(`${baseUrl}/posts`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${writer.token}` }, body: JSON.stringify({ title: 'Hostile', body }) }),
+    send: () =>
+      call(`${baseUrl}/posts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${writer.token}` },
+        body: JSON.stringify({ title: 'Hostile', body }),
+      }),
   }))
   const loginBody = manyUnknownFields(800_000)
-  const login = { name: `login: ${Math.round(loginBody.length / 1000)} KB of unknown fields, anonymous`, send: () => call(`${baseUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody }) }
+  const login = {
+    name: `login: ${Math.round(loginBody.length / 1000)} KB of unknown fields, anonymous`,
+    send: () =>
+      call(`${baseUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody }),
+  }
   return [...uploads, ...bodies, login]
 }
 
@@ -94,7 +121,12 @@ export async function prepareAttacks(baseUrl: string): Promise<Attack[]> {
  * /ping measured for `seconds` (autocannon, `connections`) while every attack runs in a loop;
  * the server's memory before, at its peak and after the attacks have all been answered.
  */
-export async function measureAbuse(server: { url: string; pid: number }, attacks: Attack[], seconds: number, connections: number): Promise<AbuseResult> {
+export async function measureAbuse(
+  server: { url: string; pid: number },
+  attacks: Attack[],
+  seconds: number,
+  connections: number,
+): Promise<AbuseResult> {
   const before = await readMemory(server.pid, server.url)
   const peak = watchPeakRss(server.pid)
   const until = Date.now() + seconds * 1000

@@ -32,7 +32,12 @@ export async function scratchPostgres(given: string): Promise<ScratchDatabase> {
 
 export function scratchEmbedded(): ScratchDatabase {
   const dataDir = mkdtempSync(join(tmpdir(), 'blog-bench-'))
-  return { kind: 'embedded', env: { DATA_DIR: dataDir }, drop: async () => rmSync(dataDir, { recursive: true, force: true }) }
+  return {
+    kind: 'embedded',
+    env: { DATA_DIR: dataDir },
+    drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+  }
 }
 
-export const scratchDatabase = (given: string | undefined) => (given ? scratchPostgres(given) : Promise.resolve(scratchEmbedded()))
+export const scratchDatabase = (given: string | undefined) =>
+  given ? scratchPostgres(given) : Promise.resolve(scratchEmbedded())

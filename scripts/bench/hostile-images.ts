@@ -30,7 +30,12 @@ export function thinPng(height: number, orientation: 'tall' | 'wide' = 'tall'): 
   const raw = Buffer.alloc(rows * (width + 1), 0x80)
   for (let row = 0; row < rows; row++) raw[row * (width + 1)] = 0
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  return Buffer.concat([signature, pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(raw, { level: 9 })), pngChunk('IEND', Buffer.alloc(0))])
+  return Buffer.concat([
+    signature,
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', deflateSync(raw, { level: 9 })),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ])
 }
 
 /**
@@ -38,7 +43,13 @@ export function thinPng(height: number, orientation: 'tall' | 'wide' = 'tall'): 
  * decoded. `noise` makes it photo-like (a large file); without it, one colour (a tiny file).
  */
 export function deepPng(width: number, height: number, noise = false): Promise<Buffer> {
-  const create = { width, height, channels: 3 as const, background: '#3366cc', ...(noise ? { noise: { type: 'gaussian' as const, mean: 128, sigma: 30 } } : {}) }
+  const create = {
+    width,
+    height,
+    channels: 3 as const,
+    background: '#3366cc',
+    ...(noise ? { noise: { type: 'gaussian' as const, mean: 128, sigma: 30 } } : {}),
+  }
   return sharp({ create, limitInputPixels: false }).toColourspace('rgb16').png().toBuffer()
 }
 
@@ -47,7 +58,9 @@ export function deepPng(width: number, height: number, noise = false): Promise<B
  * decoded): large dimensions in a tiny file (8000 × 5000 is about 5 KB, 120 MB decoded).
  */
 export function flatPng(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: '#cc6633' }, limitInputPixels: false }).png({ palette: true, colours: 2 }).toBuffer()
+  return sharp({ create: { width, height, channels: 3, background: '#cc6633' }, limitInputPixels: false })
+    .png({ palette: true, colours: 2 })
+    .toBuffer()
 }
 
 export interface HostileUpload {

@@ -36,7 +36,11 @@ async function prepare(baseUrl: string, count: number) {
   const targets: { token: string; postId: string }[] = []
   for (let index = 0; index < count; index++) {
     const email = `hostile-${Date.now()}-${index}@example.com`
-    const registered = await call(`${baseUrl}/register`, 'POST', { email, password: 'hostile-password-1234', name: 'Hostile' })
+    const registered = await call(`${baseUrl}/register`, 'POST', {
+      email,
+      password: 'hostile-password-1234',
+      name: 'Hostile',
+    })
     const token = registered.accessToken as string
     const post = await call(`${baseUrl}/posts`, 'POST', { title: `Target ${index}`, body: 'Text.' }, token)
     targets.push({ token, postId: post.id as string })
@@ -47,7 +51,11 @@ async function prepare(baseUrl: string, count: number) {
 function upload(baseUrl: string, target: { token: string; postId: string }, image: HostileUpload) {
   const form = new FormData()
   form.append('file', new Blob([image.bytes], { type: 'image/png' }), 'image.png')
-  return fetch(`${baseUrl}/posts/${target.postId}/thumbnail`, { method: 'PUT', headers: { authorization: `Bearer ${target.token}` }, body: form })
+  return fetch(`${baseUrl}/posts/${target.postId}/thumbnail`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${target.token}` },
+    body: form,
+  })
     .then(async (response) => {
       await response.arrayBuffer()
       return String(response.status)
@@ -55,7 +63,8 @@ function upload(baseUrl: string, target: { token: string; postId: string }, imag
     .catch(() => 'error')
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0
 
 function rssMb(pid: number | undefined): number | null {
   if (pid === undefined) return null
@@ -95,7 +104,8 @@ export async function startPinging(baseUrl: string): Promise<{ stop(): Promise<n
   const messages: unknown[] = []
   const waiters: ((message: unknown) => void)[] = []
   worker.on('message', (message) => (waiters.length > 0 ? waiters.shift()!(message) : messages.push(message)))
-  const next = () => (messages.length > 0 ? Promise.resolve(messages.shift()) : new Promise<unknown>((resolve) => waiters.push(resolve)))
+  const next = () =>
+    messages.length > 0 ? Promise.resolve(messages.shift()) : new Promise<unknown>((resolve) => waiters.push(resolve))
   await next()
   return {
     async stop() {
@@ -107,13 +117,28 @@ export async function startPinging(baseUrl: string): Promise<{ stop(): Promise<n
   }
 }
 
-export const p99 = (latencies: number[]) => Math.round(percentile([...latencies].sort((a, b) => a - b), 99))
+export const p99 = (latencies: number[]) =>
+  Math.round(
+    percentile(
+      [...latencies].sort((a, b) => a - b),
+      99,
+    ),
+  )
 
 /** Sends every upload at once, pings /ping one after another meanwhile, and reports. */
-export async function runHostileUploads(baseUrl: string, serverPid: number | undefined, images: HostileUpload[]): Promise<HostileUploadFigures> {
+export async function runHostileUploads(
+  baseUrl: string,
+  serverPid: number | undefined,
+  images: HostileUpload[],
+): Promise<HostileUploadFigures> {
   const targets = await prepare(baseUrl, images.length + 1)
   // One ordinary photo first: the first image a process decodes loads libvips's codecs, once.
-  const photo = { name: 'warm-up', bytes: await sharp({ create: { width: 800, height: 600, channels: 3, background: '#4488cc' } }).jpeg().toBuffer() }
+  const photo = {
+    name: 'warm-up',
+    bytes: await sharp({ create: { width: 800, height: 600, channels: 3, background: '#4488cc' } })
+      .jpeg()
+      .toBuffer(),
+  }
   await upload(baseUrl, targets.pop()!, photo)
   const rssBeforeMb = rssMb(serverPid)
   let peakRssMb = rssBeforeMb

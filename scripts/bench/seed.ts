@@ -17,17 +17,26 @@ async function call(url: string, init: { method: string; body?: unknown; token?:
   return json.data!
 }
 
-const PARAGRAPH = 'A paragraph of a blog post, long enough to look like prose and to weigh what prose weighs. '.repeat(8)
+const PARAGRAPH = 'A paragraph of a blog post, long enough to look like prose and to weigh what prose weighs. '.repeat(
+  8,
+)
 
 export async function seed(baseUrl: string, posts: number): Promise<Seeded> {
   const email = `bench-${Date.now()}@example.com`
   const password = 'bench-password-1234'
-  const registered = await call(`${baseUrl}/register`, { method: 'POST', body: { email, password, name: 'Bench Author' } })
+  const registered = await call(`${baseUrl}/register`, {
+    method: 'POST',
+    body: { email, password, name: 'Bench Author' },
+  })
   const token = registered.accessToken as string
   const postIds: string[] = []
   for (let index = 0; index < posts; index++) {
     const body = Array.from({ length: 5 }, () => PARAGRAPH).join('\n\n')
-    const post = await call(`${baseUrl}/posts`, { method: 'POST', token, body: { title: `Post ${index}`, body, status: 'published' } })
+    const post = await call(`${baseUrl}/posts`, {
+      method: 'POST',
+      token,
+      body: { title: `Post ${index}`, body, status: 'published' },
+    })
     postIds.push(post.id as string)
   }
   return { email, password, postIds }

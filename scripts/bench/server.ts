@@ -36,7 +36,15 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   const port = await freePort()
   const child = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], {
     // The allocator settings `npm start` gives unless told otherwise (see README: image memory).
-    env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '1048576', ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: {
+      MALLOC_ARENA_MAX: '2',
+      MALLOC_MMAP_THRESHOLD_: '1048576',
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'inherit', 'pipe'],
   })
   let stderr = ''

@@ -6,7 +6,12 @@ export const heyApi: Generator = {
   name: '@hey-api/openapi-ts',
   key: 'hey-api',
   async generate(spec, dir) {
-    await createClient({ input: spec, output: dir, plugins: ['@hey-api/typescript', '@hey-api/sdk', '@hey-api/client-fetch'], logs: { file: false } })
+    await createClient({
+      input: spec,
+      output: dir,
+      plugins: ['@hey-api/typescript', '@hey-api/sdk', '@hey-api/client-fetch'],
+      logs: { file: false },
+    })
   },
   module: 'index.ts',
   ownNames: /^(Options|ClientOptions)$/,

@@ -19,10 +19,20 @@ export function globalNames(program: ts.Program): Set<string> {
   const lib = program.getSourceFiles().find((file) => program.isSourceFileDefaultLibrary(file))
   if (!lib) throw new Error('no default library in the program: the globals are unknown')
   const meaning = ts.SymbolFlags.Value | ts.SymbolFlags.Type | ts.SymbolFlags.Namespace
-  return new Set(program.getTypeChecker().getSymbolsInScope(lib, meaning).map((symbol) => symbol.name))
+  return new Set(
+    program
+      .getTypeChecker()
+      .getSymbolsInScope(lib, meaning)
+      .map((symbol) => symbol.name),
+  )
 }
 
-export function nameProblems(exported: string[], spec: OpenApiDocument, generator: Pick<Generator, 'ownNames' | 'operationNames'>, globals: Set<string>): string[] {
+export function nameProblems(
+  exported: string[],
+  spec: OpenApiDocument,
+  generator: Pick<Generator, 'ownNames' | 'operationNames'>,
+  globals: Set<string>,
+): string[] {
   const components = spec.components as Record<string, Record<string, unknown> | undefined>
   const schemas = Object.keys(components.schemas ?? {})
   // Names built from names we chose: component responses and parameters, operationIds.
@@ -31,11 +41,16 @@ export function nameProblems(exported: string[], spec: OpenApiDocument, generato
     ...Object.keys(components.parameters ?? {}).flatMap((name) => [name, `${name}Parameter`]),
   ]
   const operationIds = listOperations(spec).map(({ operation }) => operation.operationId)
-  const fromOperation = (name: string) => operationIds.some((id) => generator.operationNames?.(id, pascal(id)).test(name))
+  const fromOperation = (name: string) =>
+    operationIds.some((id) => generator.operationNames?.(id, pascal(id)).test(name))
   const own = (name: string) => generator.ownNames?.test(name) ?? false
   return [
-    ...exported.filter((name) => globals.has(name)).map((name) => `exports \`${name}\`, shadowing the global \`${name}\``),
-    ...schemas.filter((name) => !exported.includes(name)).map((name) => `schema ${name} is not exported under its own name`),
+    ...exported
+      .filter((name) => globals.has(name))
+      .map((name) => `exports \`${name}\`, shadowing the global \`${name}\``),
+    ...schemas
+      .filter((name) => !exported.includes(name))
+      .map((name) => `schema ${name} is not exported under its own name`),
     ...exported
       .filter((name) => !schemas.includes(name) && !derived.includes(name) && !fromOperation(name) && !own(name))
       .map((name) => `exports \`${name}\`, a name the spec does not give (name the schema it stands for)`),

@@ -8,7 +8,10 @@ export const orval: Generator = {
   name: 'orval (fetch)',
   key: 'orval',
   async generate(spec, dir, serverUrl) {
-    const config = { input: { target: spec }, output: { target: join(dir, 'api.ts'), client: 'fetch' as const, baseUrl: serverUrl } }
+    const config = {
+      input: { target: spec },
+      output: { target: join(dir, 'api.ts'), client: 'fetch' as const, baseUrl: serverUrl },
+    }
     await generate(config, undefined, { throwOnError: true, failOnWarnings: true })
   },
   module: 'api.ts',
@@ -16,5 +19,6 @@ export const orval: Generator = {
   // The function, its URL builder, its query parameters' type, and its answers' types: one per
   // status (and media type, when there are several: getImageResponse200ImageWebp), all of them,
   // the successes, the failures.
-  operationNames: (id, Id) => new RegExp(`^(${id}|get${Id}Url|${Id}Params|${id}Response(\\d{3}([A-Z][a-z0-9]*)*|Default|Success|Error)?)$`),
+  operationNames: (id, Id) =>
+    new RegExp(`^(${id}|get${Id}Url|${Id}Params|${id}Response(\\d{3}([A-Z][a-z0-9]*)*|Default|Success|Error)?)$`),
 }

@@ -50,7 +50,9 @@ export function makeAccountCleanup({ accounts, counters: counterStore }: Account
     // its session would remove in a single unbounded statement.
     const refreshTokens = await inBatches(limits, () => accounts.deleteTokensOfEndedSessions(batchSize, grace))
     // Sessions once their tokens are gone, so the cascade has next to nothing left to do.
-    const sessions = refreshTokens.more ? { deleted: 0, more: true } : await inBatches(limits, () => accounts.deleteEndedSessions(batchSize, grace))
+    const sessions = refreshTokens.more
+      ? { deleted: 0, more: true }
+      : await inBatches(limits, () => accounts.deleteEndedSessions(batchSize, grace))
     return {
       counters: counters.deleted,
       refreshTokens: refreshTokens.deleted,

@@ -27,7 +27,11 @@ export function makeAccountStore(prisma: PrismaClient) {
       prisma.$transaction(async (tx) => {
         const created = await tx.user.create({ data: user })
         const { id: sessionId } = await tx.session.create({
-          data: { userId: created.id, expiresAt: session.expiresAt, refreshTokens: { create: { tokenHash: session.tokenHash } } },
+          data: {
+            userId: created.id,
+            expiresAt: session.expiresAt,
+            refreshTokens: { create: { tokenHash: session.tokenHash } },
+          },
         })
         await inTransaction(created, sqlIn(tx))
         return { user: created, sessionId }
@@ -46,7 +50,9 @@ export function makeAccountStore(prisma: PrismaClient) {
         await tx.$queryRaw`select 1 from users where id = ${userId}::uuid for share`
         const user = await tx.user.findUnique({ where: { id: userId } })
         if (user?.passwordHash !== verifiedHash) return null
-        const { id: sessionId } = await tx.session.create({ data: { userId, expiresAt, refreshTokens: { create: { tokenHash } } } })
+        const { id: sessionId } = await tx.session.create({
+          data: { userId, expiresAt, refreshTokens: { create: { tokenHash } } },
+        })
         return { user, sessionId }
       }),
 
@@ -65,13 +71,17 @@ export function makeAccountStore(prisma: PrismaClient) {
         const [session] = await tx.$queryRaw<{ live: boolean }[]>`
           select revoked_at is null and expires_at > now() as live from sessions where id = ${sessionId}::uuid for share`
         if (!session?.live) return 'ended'
-        const claimed = await tx.refreshToken.updateMany({ where: { id: tokenId, usedAt: null }, data: { usedAt: new Date() } })
+        const claimed = await tx.refreshToken.updateMany({
+          where: { id: tokenId, usedAt: null },
+          data: { usedAt: new Date() },
+        })
         if (claimed.count === 0) return 'reused'
         await tx.refreshToken.create({ data: { sessionId, tokenHash: nextTokenHash } })
         return 'rotated'
       }),
 
-    revokeSession: (id: string) => prisma.session.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } }),
+    revokeSession: (id: string) =>
+      prisma.session.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } }),
 
     revokeUserSessions: (userId: string, exceptSessionId?: string) =>
       prisma.session.updateMany({
@@ -98,12 +108,20 @@ export function makeAccountStore(prisma: PrismaClient) {
      * one. One conditional UPDATE: on PostgreSQL a writer that waited for a concurrent one checks
      * the row's new version, so two of them cannot both pass.
      */
-    changePassword: (id: string, verifiedHash: string, data: { passwordHash: string; name?: string }, keepSessionId: string) =>
+    changePassword: (
+      id: string,
+      verifiedHash: string,
+      data: { passwordHash: string; name?: string },
+      keepSessionId: string,
+    ) =>
       prisma.$transaction(async (tx) => {
         const { count } = await tx.user.updateMany({ where: { id, passwordHash: verifiedHash }, data })
         if (count === 0) return null
         // Whoever else held this account's sessions may have known the old password.
-        await tx.session.updateMany({ where: { userId: id, revokedAt: null, id: { not: keepSessionId } }, data: { revokedAt: new Date() } })
+        await tx.session.updateMany({
+          where: { userId: id, revokedAt: null, id: { not: keepSessionId } },
+          data: { revokedAt: new Date() },
+        })
         return tx.user.findUniqueOrThrow({ where: { id } })
       }),
 
@@ -120,12 +138,15 @@ export function makeAccountStore(prisma: PrismaClient) {
     grantAdmin: (email: string, passwordHash: string | null, mode: 'once' | 'always'): Promise<AdminGrantOutcome> =>
       prisma.$transaction(
         async (tx) => {
-          const recorded = await tx.$queryRaw<unknown[]>`insert into admin_grants (email) values (${email}) on conflict do nothing returning email`
+          const recorded = await tx.$queryRaw<
+            unknown[]
+          >`insert into admin_grants (email) values (${email}) on conflict do nothing returning email`
           if (recorded.length === 0 && mode === 'once') return 'granted-before'
           const user = await tx.user.findUnique({ where: { email } })
           if (!user) {
             // Thrown, so the grant's row rolls back with it.
-            if (passwordHash === null) throw new Error(`No account with the email ${email}; register it first, or give a password to create it.`)
+            if (passwordHash === null)
+              throw new Error(`No account with the email ${email}; register it first, or give a password to create it.`)
             await tx.user.create({ data: { email, name: 'Administrator', passwordHash, role: 'admin' } })
             return 'created'
           }
@@ -167,7 +188,12 @@ export function makeAccountStore(prisma: PrismaClient) {
         where: {
           ...(options.role ? { role: options.role } : {}),
           ...(options.after
-            ? { OR: [{ createdAt: { lt: options.after.createdAt } }, { createdAt: options.after.createdAt, id: { lt: options.after.id } }] }
+            ? {
+                OR: [
+                  { createdAt: { lt: options.after.createdAt } },
+                  { createdAt: options.after.createdAt, id: { lt: options.after.id } },
+                ],
+              }
             : {}),
         },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

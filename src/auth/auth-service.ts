@@ -38,20 +38,25 @@ export const toUser = (user: UserRecord): User => ({
 
 /** What start-up (and `npm run user:admin`) say about ADMIN_EMAIL, by grantAdmin's outcome. */
 export const ADMIN_GRANT_MESSAGES: Record<AdminGrantOutcome, string> = {
-  'granted-before': 'this address was made an admin once before (an admin may have demoted it since): left as it is; npm run user:admin promotes it again',
+  'granted-before':
+    'this address was made an admin once before (an admin may have demoted it since): left as it is; npm run user:admin promotes it again',
   created: 'admin account created with ADMIN_PASSWORD',
   'admin-already': 'this address is an admin already: left as it is',
   promoted: 'the registered account was made an admin; it keeps its own password',
-  'taken-over': 'the account registered at this address before is now an admin whose password is ADMIN_PASSWORD; all its sessions were ended',
+  'taken-over':
+    'the account registered at this address before is now an admin whose password is ADMIN_PASSWORD; all its sessions were ended',
 }
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase()
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
 
-const invalidCredentials = () => new ApiError(401, 'INVALID_CREDENTIALS', 'The email or the password is wrong.', [], LOGIN_CHALLENGE)
-const invalidRefreshToken = () => new ApiError(401, 'REFRESH_TOKEN_INVALID', 'The refresh token is not valid; sign in again.', [], LOGIN_CHALLENGE)
-const sessionRevoked = () => new ApiError(401, 'SESSION_REVOKED', 'This session has ended; sign in again.', [], INVALID_TOKEN_CHALLENGE)
+const invalidCredentials = () =>
+  new ApiError(401, 'INVALID_CREDENTIALS', 'The email or the password is wrong.', [], LOGIN_CHALLENGE)
+const invalidRefreshToken = () =>
+  new ApiError(401, 'REFRESH_TOKEN_INVALID', 'The refresh token is not valid; sign in again.', [], LOGIN_CHALLENGE)
+const sessionRevoked = () =>
+  new ApiError(401, 'SESSION_REVOKED', 'This session has ended; sign in again.', [], INVALID_TOKEN_CHALLENGE)
 
 const currentPasswordIncorrect = () =>
   new ApiError(403, 'CURRENT_PASSWORD_INCORRECT', 'The current password is wrong.', [
@@ -64,7 +69,14 @@ function passwordTooLongError() {
   ])
 }
 
-export function makeAuthService({ store, passwords, config, signAccessToken, onRegistered, onRenamed }: AuthServiceOptions) {
+export function makeAuthService({
+  store,
+  passwords,
+  config,
+  signAccessToken,
+  onRegistered,
+  onRenamed,
+}: AuthServiceOptions) {
   const refreshExpiry = () => new Date(Date.now() + config.refreshTokenTtlDays * 86_400_000)
   const newRefreshToken = () => randomBytes(32).toString('base64url')
 
@@ -91,7 +103,8 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
         )
         return tokenPair(user, sessionId, refreshToken)
       } catch (error) {
-        if (isUniqueViolation(error)) throw new ApiError(409, 'EMAIL_TAKEN', 'An account with this email already exists.')
+        if (isUniqueViolation(error))
+          throw new ApiError(409, 'EMAIL_TAKEN', 'An account with this email already exists.')
         throw error
       }
     },
@@ -104,7 +117,12 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
       if (!user || !matches) return null
       // Only while the password checked is still the account's: see startSessionIfPassword.
       const refreshToken = newRefreshToken()
-      const started = await store.startSessionIfPassword(user.id, user.passwordHash, refreshExpiry(), hashToken(refreshToken))
+      const started = await store.startSessionIfPassword(
+        user.id,
+        user.passwordHash,
+        refreshExpiry(),
+        hashToken(refreshToken),
+      )
       return started && tokenPair(started.user, started.sessionId, refreshToken)
     },
 
@@ -170,7 +188,12 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
         // Written only if the password checked is still the account's: a takeover or another
         // change that came in between wins, and this request is refused as a wrong password is
         // (and counted as one).
-        const changed = await store.changePassword(user.id, user.passwordHash, { passwordHash, name }, principal.sessionId)
+        const changed = await store.changePassword(
+          user.id,
+          user.passwordHash,
+          { passwordHash, name },
+          principal.sessionId,
+        )
         if (changed === null) throw currentPasswordIncorrect()
         await limit.accepted(user.email)
         updated = changed
@@ -191,7 +214,11 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
     async listUsers(query: { limit?: number; cursor?: string; role?: Role }) {
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT
       const after = decodeCursor(query.cursor)
-      const rows = await store.listUsers({ limit, role: query.role, after: after && { createdAt: after.at, id: after.id } })
+      const rows = await store.listUsers({
+        limit,
+        role: query.role,
+        after: after && { createdAt: after.at, id: after.id },
+      })
       const { items, nextCursor } = pageOf(rows, limit, (user) => ({ at: user.createdAt, id: user.id }))
       return { users: items.map(toUser), page: { limit, nextCursor } }
     },
@@ -213,7 +240,11 @@ export function makeAuthService({ store, passwords, config, signAccessToken, onR
      * address is ADMIN_EMAIL); a missing one is created with the password given.
      */
     async ensureAdmin(email: string, password: string | null) {
-      const outcome = await store.grantAdmin(normaliseEmail(email), password === null ? null : await passwords.hash(password), 'always')
+      const outcome = await store.grantAdmin(
+        normaliseEmail(email),
+        password === null ? null : await passwords.hash(password),
+        'always',
+      )
       return { created: outcome === 'created', outcome }
     },
   }

@@ -18,7 +18,10 @@ export const toCategory = (category: CategoryRecord): Category => ({
   updatedAt: category.updatedAt.toISOString(),
 })
 
-const slugTaken = () => new ApiError(409, 'CATEGORY_SLUG_TAKEN', 'Another category has this slug.', [{ path: '/body/slug', message: 'Another category has this slug.' }])
+const slugTaken = () =>
+  new ApiError(409, 'CATEGORY_SLUG_TAKEN', 'Another category has this slug.', [
+    { path: '/body/slug', message: 'Another category has this slug.' },
+  ])
 const categoryNotFound = () => notFound('CATEGORY_NOT_FOUND', 'Category')
 
 /** Names are shown as given, minus surrounding blanks; a name of blanks only names nothing. */
@@ -63,7 +66,8 @@ export function makeCategoryService({ store, changes }: CategoryServiceOptions) 
     async create(input: { name: string; slug?: string }): Promise<Category> {
       const name = cleanName(input.name)
       const slug = input.slug ?? slugify(name)
-      if (slug === '') throw invalid('/body/slug', 'cannot be derived from the name (no ASCII letters or digits); send one')
+      if (slug === '')
+        throw invalid('/body/slug', 'cannot be derived from the name (no ASCII letters or digits); send one')
       return toCategory(await slugChecked(store.create({ name, slug })))
     },
 
@@ -84,7 +88,8 @@ export function makeCategoryService({ store, changes }: CategoryServiceOptions) 
     async remove(id: string): Promise<void> {
       const outcome = await store.remove(id)
       if (outcome === 'missing') throw categoryNotFound()
-      if (outcome === 'default') throw new ApiError(409, 'CATEGORY_IS_DEFAULT', 'The default category cannot be deleted.')
+      if (outcome === 'default')
+        throw new ApiError(409, 'CATEGORY_IS_DEFAULT', 'The default category cannot be deleted.')
       await changes.changed({ categoryId: id })
     },
   }

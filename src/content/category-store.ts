@@ -30,7 +30,9 @@ export function makeCategoryStore(prisma: PrismaClient) {
       prisma.$transaction(async (tx): Promise<'deleted' | 'missing' | 'default'> => {
         // Locked first: a post write filing a post in it holds it `for key share` (existingCategoryIds),
         // so one of the two waits for the other; a post filed after it is gone gets 422 CATEGORY_NOT_FOUND.
-        const [category] = await tx.$queryRaw<{ is_default: boolean }[]>`select is_default from categories where id = ${id}::uuid for update`
+        const [category] = await tx.$queryRaw<
+          { is_default: boolean }[]
+        >`select is_default from categories where id = ${id}::uuid for update`
         if (category === undefined) return 'missing'
         if (category.is_default) return 'default'
         // Then the posts filed in it, in one order: a post being deleted meanwhile is skipped once

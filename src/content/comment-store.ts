@@ -12,7 +12,9 @@ type Tx = Prisma.TransactionClient
 
 /** Locks the post's row until the transaction ends; its status, or null when it is gone. */
 async function lockPost(tx: Tx, postId: string): Promise<PostStatus | null> {
-  const [post] = await tx.$queryRaw<{ status: PostStatus }[]>`select status from posts where id = ${postId}::uuid for update`
+  const [post] = await tx.$queryRaw<
+    { status: PostStatus }[]
+  >`select status from posts where id = ${postId}::uuid for update`
   return post?.status ?? null
 }
 
@@ -40,7 +42,12 @@ export function makeCommentStore(prisma: PrismaClient) {
         where: {
           postId,
           ...(options.after
-            ? { OR: [{ createdAt: { gt: options.after.at } }, { createdAt: options.after.at, id: { gt: options.after.id } }] }
+            ? {
+                OR: [
+                  { createdAt: { gt: options.after.at } },
+                  { createdAt: options.after.at, id: { gt: options.after.id } },
+                ],
+              }
             : {}),
         },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
@@ -50,25 +57,37 @@ export function makeCommentStore(prisma: PrismaClient) {
 
     /** The comment with what the rights depend on: its post's author and status. */
     find: (id: string) =>
-      prisma.comment.findUnique({ where: { id }, include: { ...commentInclude, post: { select: { authorId: true, status: true } } } }),
-
-    create: (data: { postId: string; authorId: string; body: string; parentId: string | null }) =>
-      prisma.$transaction(async (tx): Promise<CommentRecord | 'post-missing' | 'post-not-published' | 'parent-invalid'> => {
-        const status = await lockPost(tx, data.postId)
-        // Checked again under the lock: the post may have been unpublished or deleted meanwhile.
-        if (status === null) return 'post-missing'
-        if (status !== 'published') return 'post-not-published'
-        if (data.parentId !== null) {
-          const parent = await tx.comment.findFirst({ where: { id: data.parentId, postId: data.postId, parentId: null }, select: { id: true } })
-          if (parent === null) return 'parent-invalid'
-        }
-        const at = await nextCommentTime(tx, data.postId)
-        const comment = await tx.comment.create({ data: { ...data, createdAt: at, updatedAt: at }, include: commentInclude })
-        await addToCount(tx, data.postId, 1)
-        return comment
+      prisma.comment.findUnique({
+        where: { id },
+        include: { ...commentInclude, post: { select: { authorId: true, status: true } } },
       }),
 
-    update: (id: string, body: string) => prisma.comment.update({ where: { id }, data: { body }, include: commentInclude }),
+    create: (data: { postId: string; authorId: string; body: string; parentId: string | null }) =>
+      prisma.$transaction(
+        async (tx): Promise<CommentRecord | 'post-missing' | 'post-not-published' | 'parent-invalid'> => {
+          const status = await lockPost(tx, data.postId)
+          // Checked again under the lock: the post may have been unpublished or deleted meanwhile.
+          if (status === null) return 'post-missing'
+          if (status !== 'published') return 'post-not-published'
+          if (data.parentId !== null) {
+            const parent = await tx.comment.findFirst({
+              where: { id: data.parentId, postId: data.postId, parentId: null },
+              select: { id: true },
+            })
+            if (parent === null) return 'parent-invalid'
+          }
+          const at = await nextCommentTime(tx, data.postId)
+          const comment = await tx.comment.create({
+            data: { ...data, createdAt: at, updatedAt: at },
+            include: commentInclude,
+          })
+          await addToCount(tx, data.postId, 1)
+          return comment
+        },
+      ),
+
+    update: (id: string, body: string) =>
+      prisma.comment.update({ where: { id }, data: { body }, include: commentInclude }),
 
     /** Deletes the comment and its replies; how many rows went (0 when it was already gone). */
     remove: (id: string, postId: string) =>

@@ -56,12 +56,21 @@ export function makeCommentService({ store, posts, changes }: CommentServiceOpti
       return { comments: items.map(toComment), page: { limit, nextCursor } }
     },
 
-    async create(principal: Principal, postId: string, input: { body: string; parentId?: string | null }): Promise<Comment> {
+    async create(
+      principal: Principal,
+      postId: string,
+      input: { body: string; parentId?: string | null },
+    ): Promise<Comment> {
       refuseBlank(input.body, '/body/body')
       // 404 for a post the caller cannot see comes before 409: it must not reveal that a draft exists.
       const post = await posts.findVisible(principal, postId)
       if (post.status !== 'published') throw notPublished()
-      const created = await store.create({ postId, authorId: principal.userId, body: input.body, parentId: input.parentId ?? null })
+      const created = await store.create({
+        postId,
+        authorId: principal.userId,
+        body: input.body,
+        parentId: input.parentId ?? null,
+      })
       if (created === 'post-missing') throw postNotFound()
       if (created === 'post-not-published') throw notPublished()
       if (created === 'parent-invalid') throw parentInvalid()
@@ -84,7 +93,8 @@ export function makeCommentService({ store, posts, changes }: CommentServiceOpti
     /** A top-level comment takes its replies with it. */
     async remove(principal: Principal, id: string): Promise<void> {
       const comment = await findVisible(principal, id)
-      if (!canDeleteComment(principal, comment)) throw forbidden("Only the comment's author, the post's author and admins may delete it.")
+      if (!canDeleteComment(principal, comment))
+        throw forbidden("Only the comment's author, the post's author and admins may delete it.")
       // Nothing removed: another request deleted it (or its parent) first.
       if ((await store.remove(id, comment.postId)) === 0) throw commentNotFound()
       await changes.changed({ postId: comment.postId })

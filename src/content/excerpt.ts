@@ -58,7 +58,7 @@ function finder(text: string, char: string, meter: Meter) {
 function removeFences(text: string, meter: Meter): string {
   const parts: string[] = []
   let copied = 0
-  for (let i = text.indexOf('```'); i !== -1; ) {
+  for (let i = text.indexOf('```'); i !== -1;) {
     meter.steps += i - copied
     const close = text.indexOf('```', i + 3)
     meter.steps += (close === -1 ? text.length : close + 3) - i

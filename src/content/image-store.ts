@@ -24,7 +24,9 @@ export function thumbnailWrites(tx: Tx) {
           values (${image.key}, ${image.contentType}, ${image.width}, ${image.height}, ${image.data.length}, ${image.data})
           on conflict (key) do update set content_type = excluded.content_type`
       }
-      await tx.postThumbnail.createMany({ data: renditions.map((image) => ({ postId, imageKey: image.key, width: image.width })) })
+      await tx.postThumbnail.createMany({
+        data: renditions.map((image) => ({ postId, imageKey: image.key, width: image.width })),
+      })
       return count
     },
 

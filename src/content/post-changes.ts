@@ -41,7 +41,10 @@ export function makePostChanges(cache: PostCache, broadcast: Broadcast, log: Log
       try {
         await broadcast(encodeSelector(selector))
       } catch (error) {
-        log.warn({ err: error, selector }, 'could not tell the other instances about a post change; their caches catch up within the TTL')
+        log.warn(
+          { err: error, selector },
+          'could not tell the other instances about a post change; their caches catch up within the TTL',
+        )
       }
     },
   }

@@ -9,7 +9,9 @@ import { searchText } from './search-text.ts'
 export const postInclude = {
   author: { select: { id: true, name: true } },
   categories: { select: { category: { select: { id: true, name: true, slug: true } } } },
-  thumbnail: { select: { width: true, image: { select: { key: true, width: true, height: true, contentType: true } } } },
+  thumbnail: {
+    select: { width: true, image: { select: { key: true, width: true, height: true, contentType: true } } },
+  },
 } satisfies Prisma.PostInclude
 
 export type PostRecord = Prisma.PostGetPayload<{ include: typeof postInclude }>
@@ -65,7 +67,9 @@ const newestFirst = (column: Prisma.Sql, limit: number) => Prisma.sql`order by $
  */
 async function searchAlone(tx: Tx, position: Prisma.Sql, search: Prisma.Sql, column: Prisma.Sql, rowsWanted: number) {
   const window = Prisma.sql`select * from posts p where ${position} ${newestFirst(column, SEARCH_WINDOW)}`
-  const rows = await tx.$queryRaw<IdRow[]>`select p.id from (${window}) p where ${search} ${newestFirst(column, rowsWanted)}`
+  const rows = await tx.$queryRaw<
+    IdRow[]
+  >`select p.id from (${window}) p where ${search} ${newestFirst(column, rowsWanted)}`
   if (rows.length === rowsWanted) return rows
   const [counted] = await tx.$queryRaw<{ seen: number }[]>`select count(*)::int as seen from (${window}) p`
   if (counted!.seen < SEARCH_WINDOW) return rows
@@ -102,14 +106,21 @@ function writesIn(tx: Tx) {
      * simply not found here.
      */
     async existingCategoryIds(ids: string[]): Promise<Set<string>> {
-      const found = await tx.$queryRaw<{ id: string }[]>`select id from categories where id = any(${ids}::uuid[]) for key share`
+      const found = await tx.$queryRaw<
+        { id: string }[]
+      >`select id from categories where id = any(${ids}::uuid[]) for key share`
       return new Set(found.map((category) => category.id))
     },
 
-    defaultCategoryId: async () => (await tx.category.findFirstOrThrow({ where: { isDefault: true }, select: { id: true } })).id,
+    defaultCategoryId: async () =>
+      (await tx.category.findFirstOrThrow({ where: { isDefault: true }, select: { id: true } })).id,
 
     /** Creates the post filed under `categoryIds`; its id. */
-    async create(authorId: string, fields: PostFields & { title: string; body: string; excerpt: string; status: PostStatus }, categoryIds: string[]) {
+    async create(
+      authorId: string,
+      fields: PostFields & { title: string; body: string; excerpt: string; status: PostStatus },
+      categoryIds: string[],
+    ) {
       const post = await tx.post.create({
         data: { authorId, ...fields, categories: { create: categoryIds.map((categoryId) => ({ categoryId })) } },
         select: { id: true },
@@ -117,7 +128,8 @@ function writesIn(tx: Tx) {
       return post.id
     },
 
-    update: async (id: string, fields: PostFields) => void (await tx.post.update({ where: { id }, data: fields, select: { id: true } })),
+    update: async (id: string, fields: PostFields) =>
+      void (await tx.post.update({ where: { id }, data: fields, select: { id: true } })),
 
     /** Files the post under exactly `categoryIds`. */
     async fileUnder(id: string, categoryIds: string[]) {
@@ -136,7 +148,8 @@ function writesIn(tx: Tx) {
     remove: async (id: string) => void (await tx.post.delete({ where: { id }, select: { id: true } })),
 
     /** Marks the post changed now: what it shows changed elsewhere (its thumbnail). */
-    touch: async (id: string) => void (await tx.post.update({ where: { id }, data: { updatedAt: new Date() }, select: { id: true } })),
+    touch: async (id: string) =>
+      void (await tx.post.update({ where: { id }, data: { updatedAt: new Date() }, select: { id: true } })),
 
     /** Makes the post's thumbnail exactly `renditions`; how many rows it had before (see thumbnailWrites). */
     replaceThumbnail: (postId: string, renditions: Rendition[]) => thumbnail.replace(postId, renditions),
@@ -173,11 +186,13 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
    * the transaction, where it does nothing, but PGlite needs none: it runs one transaction at a
    * time and its plain queries wait for it.
    */
-  const snapshot = <T>(read: (tx: Tx) => Promise<T>) => prisma.$transaction(read, { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead })
+  const snapshot = <T>(read: (tx: Tx) => Promise<T>) =>
+    prisma.$transaction(read, { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead })
   // A snapshot costs a transaction's round trips (measured on PostgreSQL: cache-off getPost 0.41×
   // → 0.26× of /ping, listPosts −20 %) and torn reads are rare (a write committing between two
   // queries of one read), so reads go without one and only a torn result is read again inside one.
-  const torn = (post: PostRecord) => post.categories.length === 0 || post.categories.some((filing) => filing.category === null)
+  const torn = (post: PostRecord) =>
+    post.categories.length === 0 || post.categories.some((filing) => filing.category === null)
 
   return {
     /**
@@ -186,7 +201,8 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
      */
     transaction: <T>(work: (write: PostWrite) => Promise<T>) =>
       prisma.$transaction(async (tx) => {
-        if (statementTimeout !== undefined) await tx.$queryRaw`select set_config('statement_timeout', ${statementTimeout}, true)`
+        if (statementTimeout !== undefined)
+          await tx.$queryRaw`select set_config('statement_timeout', ${statementTimeout}, true)`
         return work(writesIn(tx))
       }),
 
@@ -197,12 +213,16 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
     },
 
     /** What the rights on the post depend on (its author and status); null when there is none. */
-    findOwnerAndStatus: (id: string) => prisma.post.findUnique({ where: { id }, select: { id: true, authorId: true, status: true } }),
+    findOwnerAndStatus: (id: string) =>
+      prisma.post.findUnique({ where: { id }, select: { id: true, authorId: true, status: true } }),
 
     /** Resolves a category given by id or by slug; null when there is none. */
     async categoryIdOf(idOrSlug: string): Promise<string | null> {
       const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrSlug)
-      const category = await prisma.category.findFirst({ where: isUuid ? { id: idOrSlug } : { slug: idOrSlug }, select: { id: true } })
+      const category = await prisma.category.findFirst({
+        where: isUuid ? { id: idOrSlug } : { slug: idOrSlug },
+        select: { id: true },
+      })
       return category?.id ?? null
     },
 
@@ -214,9 +234,13 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
       const filters: Prisma.Sql[] = []
       if (query.authorId) filters.push(Prisma.sql`p.author_id = ${query.authorId}::uuid`)
       if (query.categoryId) {
-        filters.push(Prisma.sql`exists (select 1 from post_categories pc where pc.post_id = p.id and pc.category_id = ${query.categoryId}::uuid)`)
+        filters.push(
+          Prisma.sql`exists (select 1 from post_categories pc where pc.post_id = p.id and pc.category_id = ${query.categoryId}::uuid)`,
+        )
       }
-      const search = query.search ? Prisma.sql`p.search_vector @@ websearch_to_tsquery('english', ${query.search})` : undefined
+      const search = query.search
+        ? Prisma.sql`p.search_vector @@ websearch_to_tsquery('english', ${query.search})`
+        : undefined
       // With an author or a category, the planner's statistics on them pick a good plan (measured at
       // a million posts: each combination with a common or a rare word under 15 ms). A search
       // alone is its blind spot: see searchAlone.
@@ -227,7 +251,10 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
             : await db.$queryRaw<IdRow[]>`
                 select p.id from posts p where ${Prisma.join([...position, ...filters, ...(search ? [search] : [])], ' and ')}
                 ${newestFirst(column, query.limit + 1)}`
-        const posts = rows.length === 0 ? [] : await db.post.findMany({ where: { id: { in: rows.map((row) => row.id) } }, include: postInclude })
+        const posts =
+          rows.length === 0
+            ? []
+            : await db.post.findMany({ where: { id: { in: rows.map((row) => row.id) } }, include: postInclude })
         const byId = new Map(posts.map((post) => [post.id, post]))
         // A post deleted, or no longer of this status, between the two queries is left out (a draft
         // must not show in the public list), which leaves the page short, and a short page says

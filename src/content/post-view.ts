@@ -8,7 +8,12 @@ type ImageType = components['schemas']['ThumbnailSize']['contentType']
 
 export function toPost(post: PostRecord): Post {
   const sizes = post.thumbnail
-    .map(({ image }) => ({ width: image.width, height: image.height, url: `/images/${image.key}`, contentType: image.contentType as ImageType }))
+    .map(({ image }) => ({
+      width: image.width,
+      height: image.height,
+      url: `/images/${image.key}`,
+      contentType: image.contentType as ImageType,
+    }))
     .sort((a, b) => a.width - b.width)
   return {
     id: post.id,
@@ -27,4 +32,5 @@ export function toPost(post: PostRecord): Post {
 }
 
 /** A strong ETag over everything the client sees: any change to the representation changes it. */
-export const etagOf = (post: Post) => `"${createHash('sha256').update(JSON.stringify(post)).digest('base64url').slice(0, 32)}"`
+export const etagOf = (post: Post) =>
+  `"${createHash('sha256').update(JSON.stringify(post)).digest('base64url').slice(0, 32)}"`

@@ -41,7 +41,8 @@ const PUBLISHED_AT_ONLY_SCHEDULED = "is accepted only when the post's status is 
 function futureDate(value: string | undefined | null, path: string): Date {
   const date = value ? new Date(value) : null
   // A date-time the schema's format accepts can still be one Date cannot hold (a leap second, `23:59:60`): NaN.
-  if (!date || Number.isNaN(date.getTime()) || date.getTime() <= Date.now()) throw invalid(path, 'must be a time in the future to schedule the post')
+  if (!date || Number.isNaN(date.getTime()) || date.getTime() <= Date.now())
+    throw invalid(path, 'must be a time in the future to schedule the post')
   return date
 }
 
@@ -69,7 +70,10 @@ export function makePostService({ store, publications, requestImageSweep, cache,
    * meanwhile (store.existingCategoryIds); the default category when none are given. `unknown` is
    * the index of the first id that is not a category, -1 when all are.
    */
-  async function lockCategories(write: PostWrite, ids: string[] | undefined): Promise<{ ids: string[]; unknown: number }> {
+  async function lockCategories(
+    write: PostWrite,
+    ids: string[] | undefined,
+  ): Promise<{ ids: string[]; unknown: number }> {
     if (!ids || ids.length === 0) return { ids: [await write.defaultCategoryId()], unknown: -1 }
     // Ids arrive lower-cased by request validation, and uniqueItems has refused duplicates.
     const existing = await write.existingCategoryIds(ids)
@@ -79,13 +83,20 @@ export function makePostService({ store, publications, requestImageSweep, cache,
   /** The locked category ids; 422 when one of them is not a category. */
   function known({ ids, unknown }: { ids: string[]; unknown: number }): string[] {
     if (unknown !== -1) {
-      throw new ApiError(422, 'CATEGORY_NOT_FOUND', 'A category of the post does not exist.', [{ path: `/body/categoryIds/${unknown}`, message: 'is not a category' }])
+      throw new ApiError(422, 'CATEGORY_NOT_FOUND', 'A category of the post does not exist.', [
+        { path: `/body/categoryIds/${unknown}`, message: 'is not a category' },
+      ])
     }
     return ids
   }
 
   /** Locks and loads a post the caller may change, in the order of refusals the spec gives (412 last). */
-  async function lockEditable(write: PostWrite, principal: Principal, id: string, ifMatch: string | undefined): Promise<PostRecord> {
+  async function lockEditable(
+    write: PostWrite,
+    principal: Principal,
+    id: string,
+    ifMatch: string | undefined,
+  ): Promise<PostRecord> {
     await lockForEdit(write, principal, id)
     const post = (await write.find(id))!
     checkIfMatch(ifMatch, toPost(post))
@@ -97,12 +108,22 @@ export function makePostService({ store, publications, requestImageSweep, cache,
       refuseBlank(input.title, '/body/title')
       refuseBlank(input.body, '/body/body')
       const status: PostStatus = input.status ?? 'draft'
-      if (status !== 'scheduled' && input.publishedAt !== undefined) throw invalid('/body/publishedAt', PUBLISHED_AT_ONLY_SCHEDULED)
-      const publishedAt = status === 'scheduled' ? futureDate(input.publishedAt, '/body/publishedAt') : status === 'published' ? new Date() : null
+      if (status !== 'scheduled' && input.publishedAt !== undefined)
+        throw invalid('/body/publishedAt', PUBLISHED_AT_ONLY_SCHEDULED)
+      const publishedAt =
+        status === 'scheduled'
+          ? futureDate(input.publishedAt, '/body/publishedAt')
+          : status === 'published'
+            ? new Date()
+            : null
       const created = await store.transaction(async (write) => {
         const categoryIds = known(await lockCategories(write, input.categoryIds))
         const excerpt = input.excerpt ?? deriveExcerpt(input.body)
-        const id = await write.create(principal.userId, { title: input.title, body: input.body, excerpt, status, publishedAt }, categoryIds)
+        const id = await write.create(
+          principal.userId,
+          { title: input.title, body: input.body, excerpt, status, publishedAt },
+          categoryIds,
+        )
         await write.reindex(id, input.title, input.body)
         if (status === 'scheduled') {
           const publishJobId = await publications.schedule(id, publishedAt!, write.sql)
@@ -127,7 +148,8 @@ export function makePostService({ store, publications, requestImageSweep, cache,
      */
     async read(principal: Principal | null, id: string): Promise<CachedPost> {
       const cached = await cache.get(id)
-      if (!cached || !canSee(principal, { authorId: cached.post.author.id, status: cached.post.status })) throw postNotFound()
+      if (!cached || !canSee(principal, { authorId: cached.post.author.id, status: cached.post.status }))
+        throw postNotFound()
       return cached
     },
 
@@ -167,7 +189,8 @@ export function makePostService({ store, publications, requestImageSweep, cache,
         if (rescheduled) publishJobId = await publications.schedule(id, publishedAt!, write.sql)
         await write.update(id, { title: input.title, body, excerpt, status, publishedAt, publishJobId })
         if (categories !== undefined) await write.fileUnder(id, known(categories))
-        if (input.title !== undefined || input.body !== undefined) await write.reindex(id, input.title ?? current.title, body)
+        if (input.title !== undefined || input.body !== undefined)
+          await write.reindex(id, input.title ?? current.title, body)
         return (await write.find(id))!
       })
       await changes.changed({ postId: id })
@@ -186,7 +209,10 @@ export function makePostService({ store, publications, requestImageSweep, cache,
       if (hadThumbnail) await requestImageSweep()
     },
 
-    async list(principal: Principal | null, query: { limit?: number; cursor?: string; category?: string; author?: string; status?: PostStatus; q?: string }) {
+    async list(
+      principal: Principal | null,
+      query: { limit?: number; cursor?: string; category?: string; author?: string; status?: PostStatus; q?: string },
+    ) {
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT
       const status = query.status ?? 'published'
       const empty = { posts: [], page: { limit, nextCursor: null } }
@@ -197,7 +223,10 @@ export function makePostService({ store, publications, requestImageSweep, cache,
       const after = decodeCursor(query.cursor)
       const search = query.q === undefined ? undefined : safeSearchText(query.q)
       const rows = await store.list({ status, authorId: scope.authorId, categoryId, search, after, limit })
-      const sortKey = (post: PostRecord) => ({ at: status === 'draft' ? post.createdAt : post.publishedAt!, id: post.id })
+      const sortKey = (post: PostRecord) => ({
+        at: status === 'draft' ? post.createdAt : post.publishedAt!,
+        id: post.id,
+      })
       const { items, nextCursor } = pageOf(rows, limit, sortKey)
       return { posts: items.map(toPost), page: { limit, nextCursor } }
     },

@@ -11,7 +11,15 @@
 const MAX_NOTS = 16
 
 /** What the parser skips between NOTs (checked against PostgreSQL: any other character ends the run). */
-const isGap = (char: string) => char === '-' || char === '!' || char === '&' || char === '|' || char === '(' || char === ')' || char === '<' || /\s/.test(char)
+const isGap = (char: string) =>
+  char === '-' ||
+  char === '!' ||
+  char === '&' ||
+  char === '|' ||
+  char === '(' ||
+  char === ')' ||
+  char === '<' ||
+  /\s/.test(char)
 
 /** The run without its hyphens but the first `keep`. */
 function dropHyphens(run: string, keep: number): string {

@@ -30,7 +30,11 @@ export const MAX_MARKS = 16
 /** A run of characters without ASCII white space: what ends every construct but tags and comments. */
 const RUN = /[^ \n\t\r\f\v]+/g
 /** Letters, combining marks and ASCII digits continue a token; anything else may start one. */
-const isWordChar = (char: string) => (char >= 'a' && char <= 'z') || (char >= 'A' && char <= 'Z') || (char >= '0' && char <= '9') || (char > '\u007f' && /[\p{L}\p{M}]/u.test(char))
+const isWordChar = (char: string) =>
+  (char >= 'a' && char <= 'z') ||
+  (char >= 'A' && char <= 'Z') ||
+  (char >= '0' && char <= '9') ||
+  (char > '\u007f' && /[\p{L}\p{M}]/u.test(char))
 /** A `<` the parser would read as the start of a tag or comment (one character of lookahead). */
 const TAG_OPENER = /<(?=[A-Za-z/!?:_])/g
 

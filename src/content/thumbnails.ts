@@ -15,10 +15,25 @@ import { editableBy, lockForEdit } from './visibility.ts'
 
 const retryAfter = { 'retry-after': String(RETRY_AFTER_SECONDS) }
 const poolFull = () =>
-  new ApiError(503, 'SERVICE_UNAVAILABLE', 'Too many images are being processed; try again shortly.', [{ path: 'images', message: 'The image work queue is full.' }], retryAfter)
+  new ApiError(
+    503,
+    'SERVICE_UNAVAILABLE',
+    'Too many images are being processed; try again shortly.',
+    [{ path: 'images', message: 'The image work queue is full.' }],
+    retryAfter,
+  )
 const ownPlacesTaken = (places: number) => {
-  const message = places === 1 ? 'An image of yours is being processed already.' : `${places} images of yours are being processed already.`
-  return new ApiError(429, 'RATE_LIMITED', `${message} Try again when it is done.`, [{ path: 'images', message }], retryAfter)
+  const message =
+    places === 1
+      ? 'An image of yours is being processed already.'
+      : `${places} images of yours are being processed already.`
+  return new ApiError(
+    429,
+    'RATE_LIMITED',
+    `${message} Try again when it is done.`,
+    [{ path: 'images', message }],
+    retryAfter,
+  )
 }
 
 export interface ThumbnailServiceOptions {
@@ -30,16 +45,39 @@ export interface ThumbnailServiceOptions {
   uploads: UploadRate
   config: Pick<
     Config,
-    'imageMaxPixels' | 'imageFormats' | 'imageMaxAspectRatio' | 'imageMaxDecodedBytes' | 'imageConcurrency' | 'imageQueueMax' | 'imageJobsPerUser'
+    | 'imageMaxPixels'
+    | 'imageFormats'
+    | 'imageMaxAspectRatio'
+    | 'imageMaxDecodedBytes'
+    | 'imageConcurrency'
+    | 'imageQueueMax'
+    | 'imageJobsPerUser'
   >
   requestImageSweep: RequestImageSweep
   changes: PostChanges
 }
 
-export function makeThumbnailService({ posts, store, images, uploads, config, requestImageSweep, changes }: ThumbnailServiceOptions) {
-  const imageWork = makeWorkPool({ concurrency: config.imageConcurrency, queueMax: config.imageQueueMax, perOwner: config.imageJobsPerUser })
+export function makeThumbnailService({
+  posts,
+  store,
+  images,
+  uploads,
+  config,
+  requestImageSweep,
+  changes,
+}: ThumbnailServiceOptions) {
+  const imageWork = makeWorkPool({
+    concurrency: config.imageConcurrency,
+    queueMax: config.imageQueueMax,
+    perOwner: config.imageJobsPerUser,
+  })
   const imageCounts = { decoded: 0 }
-  const limits = { accepted: config.imageFormats, maxPixels: config.imageMaxPixels, maxAspectRatio: config.imageMaxAspectRatio, maxDecodedBytes: config.imageMaxDecodedBytes }
+  const limits = {
+    accepted: config.imageFormats,
+    maxPixels: config.imageMaxPixels,
+    maxAspectRatio: config.imageMaxAspectRatio,
+    maxDecodedBytes: config.imageMaxDecodedBytes,
+  }
 
   return {
     /** The upload's rights, then the user's upload allowance (429), settled before its body is read. */
@@ -50,7 +88,11 @@ export function makeThumbnailService({ posts, store, images, uploads, config, re
 
     async set(principal: Principal, postId: string, file: Buffer): Promise<Post> {
       // Decoding and encoding happen before the transaction: no row lock is held for that long.
-      const renditions = await makeRenditions(file, limits, { pool: imageWork, owner: principal.userId, counts: imageCounts }).catch(async (error: unknown) => {
+      const renditions = await makeRenditions(file, limits, {
+        pool: imageWork,
+        owner: principal.userId,
+        counts: imageCounts,
+      }).catch(async (error: unknown) => {
         // Turned away before any work: the upload is given back to the user's allowance.
         if (error instanceof PoolBusyError || error instanceof OwnerBusyError) await uploads.refund(principal.userId)
         if (error instanceof PoolBusyError) throw poolFull()

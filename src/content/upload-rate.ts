@@ -19,7 +19,10 @@ function tooMany(max: number, ttlMs: number) {
   })
 }
 
-export function makeUploadRate(counters: RateLimitStore, config: Pick<Config, 'uploadRatePerUser' | 'uploadRateWindowSeconds'>) {
+export function makeUploadRate(
+  counters: RateLimitStore,
+  config: Pick<Config, 'uploadRatePerUser' | 'uploadRateWindowSeconds'>,
+) {
   const window = config.uploadRateWindowSeconds * 1000
   const key = (userId: string) => `upload:user:${userId}`
   return {

@@ -14,7 +14,8 @@ interface Owned {
 export const canSee = (principal: Principal | null, post: Owned) =>
   post.status === 'published' || principal?.role === 'admin' || principal?.userId === post.authorId
 
-export const canEdit = (principal: Principal, post: Pick<Owned, 'authorId'>) => principal.role === 'admin' || principal.userId === post.authorId
+export const canEdit = (principal: Principal, post: Pick<Owned, 'authorId'>) =>
+  principal.role === 'admin' || principal.userId === post.authorId
 
 /**
  * The post `principal` is about to change, or the refusal the spec gives, in its order: 404 when
@@ -22,7 +23,8 @@ export const canEdit = (principal: Principal, post: Pick<Owned, 'authorId'>) => 
  */
 export function editableBy<P extends Owned>(principal: Principal, post: P | null): P {
   if (!post || !canSee(principal, post)) throw notFound('POST_NOT_FOUND', 'Post')
-  if (!canEdit(principal, post)) throw new ApiError(403, 'FORBIDDEN', 'Only the author and admins may change this post.')
+  if (!canEdit(principal, post))
+    throw new ApiError(403, 'FORBIDDEN', 'Only the author and admins may change this post.')
   return post
 }
 
@@ -30,15 +32,22 @@ export function editableBy<P extends Owned>(principal: Principal, post: P | null
  * Locks the post for a write by `principal` (until the write's transaction ends), then refuses as
  * editableBy does, on the post as locked: no write can change its author or status in between.
  */
-export const lockForEdit = async (write: { lock(id: string): Promise<Owned | null> }, principal: Principal, id: string) =>
-  editableBy(principal, await write.lock(id))
+export const lockForEdit = async (
+  write: { lock(id: string): Promise<Owned | null> },
+  principal: Principal,
+  id: string,
+) => editableBy(principal, await write.lock(id))
 
 /**
  * The author filter a list of `status` posts applies for `principal`, given the one asked for
  * (`author`); null when the list is empty for them. Published posts: anyone's. Unpublished ones:
  * any author's to admins, their own to other users, none to anonymous callers.
  */
-export function listScope(principal: Principal | null, status: Status, author: string | undefined): { authorId: string | undefined } | null {
+export function listScope(
+  principal: Principal | null,
+  status: Status,
+  author: string | undefined,
+): { authorId: string | undefined } | null {
   if (status === 'published' || principal?.role === 'admin') return { authorId: author }
   if (!principal || (author !== undefined && author !== principal.userId)) return null
   return { authorId: principal.userId }
@@ -48,7 +57,8 @@ export function listScope(principal: Principal | null, status: Status, author: s
 export const canSeeComment = (principal: Principal | null, comment: { post: Owned }) => canSee(principal, comment.post)
 
 /** Its author only: admins and the post's author may delete a comment, not put words in its mouth. */
-export const canEditComment = (principal: Principal, comment: { authorId: string }) => comment.authorId === principal.userId
+export const canEditComment = (principal: Principal, comment: { authorId: string }) =>
+  comment.authorId === principal.userId
 
 /** Its author, the post's author, or an admin. */
 export const canDeleteComment = (principal: Principal, comment: { authorId: string; post: Pick<Owned, 'authorId'> }) =>

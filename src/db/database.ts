@@ -45,11 +45,15 @@ function once(close: () => Promise<void>): () => Promise<void> {
   return () => (closing ??= close())
 }
 
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolMax' | 'databaseTimeoutMs'>): Promise<Database> {
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolMax' | 'databaseTimeoutMs'>,
+): Promise<Database> {
   return config.databaseUrl === null ? openEmbedded(config.dataDir, config.databaseTimeoutMs) : openPostgres(config)
 }
 
-async function openPostgres(config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'databaseTimeoutMs'>): Promise<Database> {
+async function openPostgres(
+  config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'databaseTimeoutMs'>,
+): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: config.databaseUrl!,
     max: config.databasePoolMax,
@@ -64,7 +68,10 @@ async function openPostgres(config: Pick<Config, 'databaseUrl' | 'databasePoolMa
   // Prisma gives up on a transaction that waits for a connection after maxWait (2 s by default), an
   // error answered 500; reads run in transactions too (post-store's snapshot). Waiting longer than
   // the pool does leaves the answer to the pool's own timeout: 503, as for any other query.
-  const prisma = new PrismaClient({ adapter: adapterFactory, transactionOptions: { maxWait: config.databaseTimeoutMs + 1000 } })
+  const prisma = new PrismaClient({
+    adapter: adapterFactory,
+    transactionOptions: { maxWait: config.databaseTimeoutMs + 1000 },
+  })
   return {
     kind: 'postgres',
     prisma,

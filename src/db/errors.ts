@@ -2,7 +2,8 @@
 // and the errors that mean the database itself is out of reach (the error handler answers 503).
 import { Prisma } from '../generated/prisma/client.ts'
 
-const hasCode = (error: unknown, code: string) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === code
+const hasCode = (error: unknown, code: string) =>
+  error instanceof Prisma.PrismaClientKnownRequestError && error.code === code
 
 /** A unique constraint refused the write. */
 export const isUniqueViolation = (error: unknown) => hasCode(error, 'P2002')
@@ -11,7 +12,16 @@ export const isUniqueViolation = (error: unknown) => hasCode(error, 'P2002')
 export const isMissingRecord = (error: unknown) => hasCode(error, 'P2025')
 
 /** Socket errors of a connection that could not be made or was lost. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
 /** Prisma: can't reach / timed out / connection closed / no connection from the pool in time. */
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024'])
 /** The driver adapter's kinds for the same (see @prisma/adapter-pg's convertDriverError). */
@@ -33,7 +43,8 @@ const UNAVAILABLE_SQLSTATE = /^(08|53|57)[0-9A-Z]{3}$|^(55000|55P03|25006)$/
  */
 const TRANSACTION_START_TIMEOUT = /Unable to start a transaction in the given time/
 /** node-postgres raises these as plain Errors, without a code. */
-const PG_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/
+const PG_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/
 
 interface Inspectable {
   code?: unknown
@@ -50,7 +61,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   for (let at = error, depth = 0; at !== null && typeof at === 'object' && depth < 8; depth++) {
     const { code, message, cause, meta } = at as Inspectable
     const adapterCause = meta?.driverAdapterError?.cause
-    if (typeof code === 'string' && (SOCKET_CODES.has(code) || PRISMA_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true
+    if (
+      typeof code === 'string' &&
+      (SOCKET_CODES.has(code) || PRISMA_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))
+    )
+      return true
     if (code === 'P2028' && typeof message === 'string' && TRANSACTION_START_TIMEOUT.test(message)) return true
     if (typeof adapterCause?.kind === 'string' && ADAPTER_KINDS.has(adapterCause.kind)) return true
     // The adapter names some SQLSTATEs by a kind of its own, keeping the code as originalCode.

@@ -158,9 +158,7 @@ export async function diffDatabaseAgainstSchema(
 
 /** An empty diff comes back as a comment ("-- This is an empty migration."); treat it as nothing. */
 function normaliseScript(script: string): string {
-  const hasStatements = script
-    .split('\n')
-    .some((line) => line.trim() !== '' && !line.trim().startsWith('--'))
+  const hasStatements = script.split('\n').some((line) => line.trim() !== '' && !line.trim().startsWith('--'))
   return hasStatements ? script : ''
 }
 

@@ -42,9 +42,7 @@ function loadEngineModule(): Promise<EngineModule> {
     const require = createRequire(import.meta.url)
     const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')
     const bg: EngineModule = await import('@prisma/schema-engine-wasm/schema_engine_bg')
-    const wasmModule = await wasmApi.compile(
-      await readFile(path.join(path.dirname(gluePath), 'schema_engine_bg.wasm')),
-    )
+    const wasmModule = await wasmApi.compile(await readFile(path.join(path.dirname(gluePath), 'schema_engine_bg.wasm')))
     // The wasm's imports all come from the glue module, under the specifier the bundler would use.
     const instance = await wasmApi.instantiate(wasmModule, {
       './schema_engine_bg.js': withUnrefTimers(bg),
@@ -148,8 +146,7 @@ export async function openSchemaEngine(
   let closed = false
   return {
     applyMigrations: (input) => run('applyMigrations', () => engine.applyMigrations(input)),
-    diagnoseMigrationHistory: (input) =>
-      run('diagnoseMigrationHistory', () => engine.diagnoseMigrationHistory(input)),
+    diagnoseMigrationHistory: (input) => run('diagnoseMigrationHistory', () => engine.diagnoseMigrationHistory(input)),
     diff: (input) => run('diff', () => engine.diff(input)),
     async close() {
       if (closed) return

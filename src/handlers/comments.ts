@@ -3,7 +3,11 @@ import { page, success } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
 
 export const listComments: OperationHandler<'listComments'> = async (request) => {
-  const { comments, page: pageMeta } = await request.server.services.comments.list(request.principal, request.params.id, request.query)
+  const { comments, page: pageMeta } = await request.server.services.comments.list(
+    request.principal,
+    request.params.id,
+    request.query,
+  )
   return page(request, comments, pageMeta)
 }
 

@@ -39,7 +39,12 @@ export const getImage: OperationHandler<'getImage'> = async (request, reply) => 
   const image = await thumbnails.findImage(key)
   if (!image) throw notFound('IMAGE_NOT_FOUND', 'Image')
   // The bytes are our own WebP encoding; nosniff keeps browsers from reading them as anything else.
-  reply.headers({ etag, 'cache-control': IMMUTABLE, 'content-type': image.contentType, 'x-content-type-options': 'nosniff' })
+  reply.headers({
+    etag,
+    'cache-control': IMMUTABLE,
+    'content-type': image.contentType,
+    'x-content-type-options': 'nosniff',
+  })
   // Binary, not an envelope: sent here, so the handler returns nothing.
   reply.send(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength))
   return undefined

@@ -9,4 +9,12 @@ import * as posts from './posts.ts'
 import * as system from './system.ts'
 import * as users from './users.ts'
 
-export const handlers = { ...system, ...auth, ...users, ...posts, ...images, ...comments, ...categories } satisfies HandlerMap
+export const handlers = {
+  ...system,
+  ...auth,
+  ...users,
+  ...posts,
+  ...images,
+  ...comments,
+  ...categories,
+} satisfies HandlerMap

@@ -29,7 +29,12 @@ export const getPost: OperationHandler<'getPost'> = async (request, reply) => {
 }
 
 export const updatePost: OperationHandler<'updatePost'> = async (request, reply) => {
-  const post = await request.server.services.posts.update(request.principal!, request.params.id, request.body, request.headers['if-match'])
+  const post = await request.server.services.posts.update(
+    request.principal!,
+    request.params.id,
+    request.body,
+    request.headers['if-match'],
+  )
   reply.header('etag', etagOf(post))
   return success(request, post)
 }

@@ -35,9 +35,12 @@ export const getHealth: OperationHandler<'getHealth'> = async (request) => {
   ]
   if (db.status === 'rejected' || jobs.status === 'rejected') {
     // Why, for the operator only: the driver's text names databases, hosts and users.
-    const reason = (result: PromiseSettledResult<number>) => (result.status === 'rejected' ? String((result.reason as Error | undefined)?.message ?? result.reason) : undefined)
+    const reason = (result: PromiseSettledResult<number>) =>
+      result.status === 'rejected' ? String((result.reason as Error | undefined)?.message ?? result.reason) : undefined
     request.log.warn({ database: reason(db), queue: reason(jobs) }, 'health check failed')
-    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service cannot serve requests that need its database.', down, { 'retry-after': String(RETRY_AFTER_SECONDS) })
+    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service cannot serve requests that need its database.', down, {
+      'retry-after': String(RETRY_AFTER_SECONDS),
+    })
   }
   return success(request, {
     status: 'ok' as const,

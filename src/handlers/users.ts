@@ -8,7 +8,10 @@ export const getCurrentUser: OperationHandler<'getCurrentUser'> = async (request
 export const updateCurrentUser: OperationHandler<'updateCurrentUser'> = async (request) => {
   const { auth, loginLimits } = request.server.services
   if (request.body.currentPassword !== undefined) await loginLimits.beforeCurrentPasswordCheck(request)
-  return success(request, await auth.updateCurrentUser(request.principal!, request.body, loginLimits.passwordCheck(request)))
+  return success(
+    request,
+    await auth.updateCurrentUser(request.principal!, request.body, loginLimits.passwordCheck(request)),
+  )
 }
 
 export const listUsers: OperationHandler<'listUsers'> = async (request) => {

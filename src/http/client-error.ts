@@ -18,7 +18,11 @@ const ANSWERS: Record<string, [number, ErrorCode, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'HEADERS_TOO_LARGE', 'The request line and headers are larger than allowed.'],
   // Node says 413; broken framing to us, as a body's chunk extensions say nothing an operation
   // reads, so that every operation, GETs included, is refused with one documented answer.
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: [400, 'MALFORMED_REQUEST', 'The chunk extensions of the body are larger than allowed.'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [
+    400,
+    'MALFORMED_REQUEST',
+    'The chunk extensions of the body are larger than allowed.',
+  ],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'The request was not received in time.'],
 }
 const MALFORMED: [number, ErrorCode, string] = [400, 'MALFORMED_REQUEST', 'The request is not valid HTTP.']

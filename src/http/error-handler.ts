@@ -31,17 +31,23 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
   const context = error.validationContext ?? 'body'
   const part = context === 'querystring' ? 'query' : context
   // An `if` failure only repeats, at the object, what its `then` branch's own errors say on the field.
-  const details = (error.validation as AjvIssue[]).filter((issue) => issue.keyword !== 'if').map((issue) => {
-    let path = `/${part}${issue.instancePath}`
-    if (issue.keyword === 'required') path += `/${token(issue.params.missingProperty)}`
-    if (issue.keyword === 'additionalProperties') path += `/${token(issue.params.additionalProperty)}`
-    if (issue.keyword === 'dependentRequired') path += `/${token(issue.params.missingProperty)}`
-    const message = issue.keyword === 'additionalProperties' ? 'is not a known property' : (issue.message ?? 'is invalid')
-    return { path: shorten(path, MAX_PATH_LENGTH), message, code: issue.keyword }
-  })
+  const details = (error.validation as AjvIssue[])
+    .filter((issue) => issue.keyword !== 'if')
+    .map((issue) => {
+      let path = `/${part}${issue.instancePath}`
+      if (issue.keyword === 'required') path += `/${token(issue.params.missingProperty)}`
+      if (issue.keyword === 'additionalProperties') path += `/${token(issue.params.additionalProperty)}`
+      if (issue.keyword === 'dependentRequired') path += `/${token(issue.params.missingProperty)}`
+      const message =
+        issue.keyword === 'additionalProperties' ? 'is not a known property' : (issue.message ?? 'is invalid')
+      return { path: shorten(path, MAX_PATH_LENGTH), message, code: issue.keyword }
+    })
   if (details.length <= MAX_LISTED_PROBLEMS) return details
   const more = details.length - MAX_LISTED_PROBLEMS
-  return [...details.slice(0, MAX_LISTED_PROBLEMS), { path: `/${part}`, message: `${more} more problem${more === 1 ? ' is' : 's are'} not listed.`, code: 'truncated' }]
+  return [
+    ...details.slice(0, MAX_LISTED_PROBLEMS),
+    { path: `/${part}`, message: `${more} more problem${more === 1 ? ' is' : 's are'} not listed.`, code: 'truncated' },
+  ]
 }
 
 /** Fastify's own errors, by code: what reached us was malformed before any handler saw it. */
@@ -58,23 +64,37 @@ const FASTIFY_ERRORS: Record<string, [number, ErrorCode, string]> = {
 function toApiError(error: FastifyError): ApiError | null {
   if (error instanceof ApiError) return error
   if (error.validation) {
-    return new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', validationDetails(error))
+    return new ApiError(
+      400,
+      'VALIDATION_FAILED',
+      'The request does not match the API contract.',
+      validationDetails(error),
+    )
   }
   const known = error.code === undefined ? undefined : FASTIFY_ERRORS[error.code]
   if (known) return new ApiError(known[0], known[1], known[2])
   // JSON.parse failures surface as SyntaxError with a 400 status.
-  if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError(400, 'MALFORMED_JSON', 'The body is not valid JSON.')
+  if (error instanceof SyntaxError && error.statusCode === 400)
+    return new ApiError(400, 'MALFORMED_JSON', 'The body is not valid JSON.')
   return null
 }
 
 export const databaseUnavailable = () =>
-  new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; try again shortly.', [{ path: 'database', message: 'The database cannot be reached.' }], {
-    'retry-after': String(RETRY_AFTER_SECONDS),
-  })
+  new ApiError(
+    503,
+    'SERVICE_UNAVAILABLE',
+    'The service is temporarily unavailable; try again shortly.',
+    [{ path: 'database', message: 'The database cannot be reached.' }],
+    {
+      'retry-after': String(RETRY_AFTER_SECONDS),
+    },
+  )
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
   // Set here too: errors raised before routing never pass the onRequest hook that sets them.
-  reply.code(error.statusCode).headers({ ...error.headers, 'x-request-id': request.id, [API_VERSION_HEADER]: apiVersion() })
+  reply
+    .code(error.statusCode)
+    .headers({ ...error.headers, 'x-request-id': request.id, [API_VERSION_HEADER]: apiVersion() })
   // Refused before its body was read (401, 403, 404, 415 on an upload): to keep the connection,
   // Node would read and discard the rest of the body, however long. Closing it costs the client a
   // reconnect and spares us the traffic. (Injected test requests have no `complete`: left alone.)
@@ -92,7 +112,11 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (error.statusCode !== undefined && error.statusCode < 500) {
     // A 4xx from a plugin we did not map: keep its status, never its internals.
     request.log.warn({ err: error }, 'unmapped client error')
-    return sendError(request, reply, new ApiError(error.statusCode, 'VALIDATION_FAILED', 'The request could not be processed.'))
+    return sendError(
+      request,
+      reply,
+      new ApiError(error.statusCode, 'VALIDATION_FAILED', 'The request could not be processed.'),
+    )
   }
   if (isDatabaseUnavailable(error)) {
     // A passing condition (the database restarts, fails over, is out of connections), not a bug:
@@ -101,7 +125,11 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     return sendError(request, reply, databaseUnavailable())
   }
   request.log.error({ err: error }, 'unexpected error')
-  return sendError(request, reply, new ApiError(500, 'INTERNAL_ERROR', 'Something went wrong on our side. Quote the request id when reporting it.'))
+  return sendError(
+    request,
+    reply,
+    new ApiError(500, 'INTERNAL_ERROR', 'Something went wrong on our side. Quote the request id when reporting it.'),
+  )
 }
 
 export function installErrorHandler(app: FastifyInstance) {

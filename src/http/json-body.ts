@@ -23,7 +23,8 @@ function brokenBound(text: string): 'maxDepth' | 'maxEntries' | null {
   for (let at = 0; at < text.length; at++) {
     const char = text.charCodeAt(at)
     if (inString) {
-      if (char === 0x5c) at++ // a backslash escapes the next character, a quote included
+      if (char === 0x5c)
+        at++ // a backslash escapes the next character, a quote included
       else if (char === 0x22) inString = false
     } else if (char === 0x22) inString = true
     else if (char === 0x5b || char === 0x7b) {

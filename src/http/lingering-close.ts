@@ -24,7 +24,11 @@ const draining = new WeakSet<Socket>()
  * Starts reading and discarding the rest of the body now, while the answer is being written, and
  * makes Node's close after the answer wait for the body's end (or the bounds) before closing.
  */
-function drainThenClose(request: IncomingMessage, socket: Socket, limits: Pick<Limits, 'lingeringCloseBytes' | 'lingeringCloseMs'>) {
+function drainThenClose(
+  request: IncomingMessage,
+  socket: Socket,
+  limits: Pick<Limits, 'lingeringCloseBytes' | 'lingeringCloseMs'>,
+) {
   let drained = 0
   let answered = false
   let done = false

@@ -37,13 +37,15 @@ type Callback = (error: Error | null, result?: Counter) => void
 function pluginStore(store: RateLimitStore) {
   return class DatabaseRateLimitStore {
     incr(key: string, callback: Callback, timeWindow: number) {
-      store.countOne(key, timeWindow)
+      store
+        .countOne(key, timeWindow)
         .then((counter) => callback(null, counter))
         .catch((error: Error) => callback(error))
     }
 
     read(key: string, callback: Callback) {
-      store.read(key)
+      store
+        .read(key)
         .then((counter) => callback(null, counter))
         .catch((error: Error) => callback(error))
     }
@@ -68,12 +70,22 @@ export async function makeLoginLimits(app: FastifyInstance, store: RateLimitStor
 
   /** Every password check from an address, whatever the account and the outcome. */
   const spendAddress = (request: FastifyRequest) =>
-    spend(`login:address:${addressKey(request.ip)}`, config.loginLimitPerAddress, window, 'login attempts from this address')
+    spend(
+      `login:address:${addressKey(request.ip)}`,
+      config.loginLimitPerAddress,
+      window,
+      'login attempts from this address',
+    )
 
   const passwordCheck = (ip: string): PasswordCheckLimit => ({
     async before(email) {
       const pairKey = accountAddressKey(email, ip)
-      await spend(pairKey, config.loginLimitPerAccountAddress, window, 'failed sign-ins for this account from this address')
+      await spend(
+        pairKey,
+        config.loginLimitPerAccountAddress,
+        window,
+        'failed sign-ins for this account from this address',
+      )
       try {
         await spend(accountKey(email), config.loginLimitPerAccount, window, 'failed sign-ins for this account')
       } catch (error) {
@@ -106,7 +118,12 @@ export async function makeLoginLimits(app: FastifyInstance, store: RateLimitStor
      */
     beforeCurrentPasswordCheck: spendAddress,
     async beforeRegister(request: FastifyRequest) {
-      await spend(`register:address:${addressKey(request.ip)}`, config.registerLimitPerAddress, 3_600_000, 'registrations from this address')
+      await spend(
+        `register:address:${addressKey(request.ip)}`,
+        config.registerLimitPerAddress,
+        3_600_000,
+        'registrations from this address',
+      )
     },
   }
 }

@@ -33,8 +33,18 @@ export function installNotFoundHandler(app: FastifyInstance, extraRoutes: Record
     const match = table.find((entry) => entry.pattern.test(path))
     if (match) {
       const allow = [...match.methods].sort().join(', ')
-      return sendError(request, reply, new ApiError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here; allowed: ${allow}.`, [], { allow }))
+      return sendError(
+        request,
+        reply,
+        new ApiError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here; allowed: ${allow}.`, [], {
+          allow,
+        }),
+      )
     }
-    return sendError(request, reply, new ApiError(404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${shorten(path, 100)}.`))
+    return sendError(
+      request,
+      reply,
+      new ApiError(404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${shorten(path, 100)}.`),
+    )
   })
 }

@@ -7,12 +7,16 @@ export type OperationId = keyof operations
 
 type Parameters<K extends OperationId> = operations[K]['parameters']
 type Part<K extends OperationId, P extends string> = P extends keyof Parameters<K>
-  ? NonNullable<Parameters<K>[P]> extends never ? Record<string, never> : NonNullable<Parameters<K>[P]>
+  ? NonNullable<Parameters<K>[P]> extends never
+    ? Record<string, never>
+    : NonNullable<Parameters<K>[P]>
   : Record<string, never>
 
 type JsonContent<R> = R extends { content: { 'application/json': infer Body } } ? Body : never
 
-export type RequestBody<K extends OperationId> = operations[K] extends { requestBody?: infer B } ? JsonContent<NonNullable<B>> : never
+export type RequestBody<K extends OperationId> = operations[K] extends { requestBody?: infer B }
+  ? JsonContent<NonNullable<B>>
+  : never
 
 type SuccessStatus = 200 | 201
 

@@ -27,9 +27,15 @@ export async function registerOverloadGuard(app: FastifyInstance, config: Pick<C
     pressureHandler: async (request: FastifyRequest, _reply: FastifyReply, type: string, value: number | undefined) => {
       if (Date.now() < armedAt || EXEMPT.has(request.routeOptions.url ?? '')) return
       request.log.warn({ type, value }, 'overloaded; answering 503')
-      throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service is overloaded; try again shortly.', [{ path: 'server', message: 'The server is overloaded.' }], {
-        'retry-after': String(RETRY_AFTER_SECONDS),
-      })
+      throw new ApiError(
+        503,
+        'SERVICE_UNAVAILABLE',
+        'The service is overloaded; try again shortly.',
+        [{ path: 'server', message: 'The server is overloaded.' }],
+        {
+          'retry-after': String(RETRY_AFTER_SECONDS),
+        },
+      )
     },
   })
 }

@@ -10,7 +10,8 @@ import type { OpenApiDocument, OperationSpec } from '../spec.ts'
 
 /** A request that announces no body bytes: no Content-Length above 0, no chunked framing. */
 const sendsNoBody = (headers: { 'content-length'?: string; 'transfer-encoding'?: string }) =>
-  headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0')
+  headers['transfer-encoding'] === undefined &&
+  (headers['content-length'] === undefined || headers['content-length'] === '0')
 
 /**
  * 415 before the body is read when its media type is not one the operation's `requestBody`
@@ -34,7 +35,11 @@ function acceptMediaTypes(operation: OperationSpec): onRequestHookHandler | null
     }
     const mediaType = header.split(';')[0]!.trim().toLowerCase()
     if (!declared.includes(mediaType)) {
-      throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type ${shorten(mediaType, 100) || '(empty)'} is not accepted here; send ${declared.join(' or ')}.`)
+      throw new ApiError(
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Type ${shorten(mediaType, 100) || '(empty)'} is not accepted here; send ${declared.join(' or ')}.`,
+      )
     }
   }
 }

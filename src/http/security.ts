@@ -18,14 +18,27 @@ declare module 'fastify' {
 
 const ALGORITHM = 'HS256'
 
-export async function registerJwt(app: FastifyInstance, config: Pick<Config, 'jwtSecret' | 'jwtIssuer' | 'jwtAudience' | 'accessTokenTtlSeconds'>) {
+export async function registerJwt(
+  app: FastifyInstance,
+  config: Pick<Config, 'jwtSecret' | 'jwtIssuer' | 'jwtAudience' | 'accessTokenTtlSeconds'>,
+) {
   await app.register(fastifyJwt, {
     secret: config.jwtSecret,
     // @fastify/jwt reads a numeric expiresIn as seconds.
-    sign: { algorithm: ALGORITHM, iss: config.jwtIssuer, aud: config.jwtAudience, expiresIn: config.accessTokenTtlSeconds },
+    sign: {
+      algorithm: ALGORITHM,
+      iss: config.jwtIssuer,
+      aud: config.jwtAudience,
+      expiresIn: config.accessTokenTtlSeconds,
+    },
     // The algorithm is pinned: a token signed otherwise ("none" included) is refused. The issuer,
     // audience and expiry are checked only when present, unless required (RFC 8725 §3.8–3.10).
-    verify: { algorithms: [ALGORITHM], allowedIss: config.jwtIssuer, allowedAud: config.jwtAudience, requiredClaims: ['exp', 'iss', 'aud'] },
+    verify: {
+      algorithms: [ALGORITHM],
+      allowedIss: config.jwtIssuer,
+      allowedAud: config.jwtAudience,
+      requiredClaims: ['exp', 'iss', 'aud'],
+    },
   })
   app.decorateRequest('principal', null)
 }
@@ -38,7 +51,13 @@ const ISSUED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 
 function isClaims(value: unknown): value is AccessClaims {
   const claims = value as Partial<Record<keyof AccessClaims, unknown>> | null
-  return typeof claims?.sub === 'string' && ISSUED_ID.test(claims.sub) && typeof claims.sid === 'string' && ISSUED_ID.test(claims.sid) && (claims.role === 'user' || claims.role === 'admin')
+  return (
+    typeof claims?.sub === 'string' &&
+    ISSUED_ID.test(claims.sub) &&
+    typeof claims.sid === 'string' &&
+    ISSUED_ID.test(claims.sid) &&
+    (claims.role === 'user' || claims.role === 'admin')
+  )
 }
 
 /** How far another instance's clock may run ahead of this one's. */
@@ -74,10 +93,12 @@ async function readPrincipal(app: FastifyInstance, request: FastifyRequest): Pro
   try {
     claims = app.jwt.verify(match[1]!)
   } catch (error) {
-    if ((error as { code?: string }).code === 'FAST_JWT_EXPIRED') throw unauthenticated('TOKEN_EXPIRED', 'The access token has expired; refresh it.')
+    if ((error as { code?: string }).code === 'FAST_JWT_EXPIRED')
+      throw unauthenticated('TOKEN_EXPIRED', 'The access token has expired; refresh it.')
     throw unauthenticated('TOKEN_INVALID', 'The access token is not valid.')
   }
-  if (!isClaims(claims) || !hasIssuedTimes(claims, app.services.config.accessTokenTtlSeconds)) throw unauthenticated('TOKEN_INVALID', 'The access token is not valid.')
+  if (!isClaims(claims) || !hasIssuedTimes(claims, app.services.config.accessTokenTtlSeconds))
+    throw unauthenticated('TOKEN_INVALID', 'The access token is not valid.')
   // The signature proves who the caller was; the session says whether they still are, and their role now.
   return app.services.auth.authenticate(claims)
 }
@@ -89,8 +110,11 @@ async function readPrincipal(app: FastifyInstance, request: FastifyRequest): Pro
  */
 export function authorize(app: FastifyInstance, requirements: SecurityRequirement[]): onRequestHookHandler {
   const usesBearer = requirements.some((alternative) => 'bearer' in alternative)
-  const anonymousAllowed = requirements.length === 0 || requirements.some((alternative) => Object.keys(alternative).length === 0)
-  const roleSets = requirements.filter((alternative) => 'bearer' in alternative).map((alternative) => alternative.bearer!)
+  const anonymousAllowed =
+    requirements.length === 0 || requirements.some((alternative) => Object.keys(alternative).length === 0)
+  const roleSets = requirements
+    .filter((alternative) => 'bearer' in alternative)
+    .map((alternative) => alternative.bearer!)
   return async (request) => {
     if (!usesBearer) return
     // A token that is present but bad is refused even where anonymous access is allowed:

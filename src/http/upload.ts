@@ -19,7 +19,8 @@ export async function registerMultipart(app: FastifyInstance, config: Pick<Confi
  * An error raised while the body is still (partly) unread. `Connection: close` makes Node close
  * the socket after the answer instead of reading and discarding the rest to reuse the connection.
  */
-const unread = (error: ApiError) => new ApiError(error.statusCode, error.code, error.message, error.details, { ...error.headers, connection: 'close' })
+const unread = (error: ApiError) =>
+  new ApiError(error.statusCode, error.code, error.message, error.details, { ...error.headers, connection: 'close' })
 
 const badForm = (field: string) =>
   new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [
@@ -36,7 +37,11 @@ const tooLarge = (limit: number) => new ApiError(413, 'PAYLOAD_TOO_LARGE', `The 
 export const MULTIPART_FRAMING_BYTES = 64 * 1024
 
 const bodyTooLarge = (limit: number) =>
-  new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limit + MULTIPART_FRAMING_BYTES} bytes; the file may be at most ${limit} bytes.`)
+  new ApiError(
+    413,
+    'PAYLOAD_TOO_LARGE',
+    `The request body is larger than ${limit + MULTIPART_FRAMING_BYTES} bytes; the file may be at most ${limit} bytes.`,
+  )
 
 /**
  * Counts the raw bytes of the request as they arrive. Past the bound it stops the parse (busboy
@@ -65,7 +70,11 @@ function countBody(raw: FastifyRequest['raw'], limit: number) {
 }
 
 /** Reads one file stream into memory, failing the moment it crosses `limit`. */
-async function readBounded(file: Readable & { truncated?: boolean }, limit: number, exceeded: Promise<never>): Promise<Buffer> {
+async function readBounded(
+  file: Readable & { truncated?: boolean },
+  limit: number,
+  exceeded: Promise<never>,
+): Promise<Buffer> {
   const chunks: Buffer[] = []
   let over = false
   // At the limit busboy stops passing data on, but would go on reading (and dropping) the rest of
@@ -108,7 +117,8 @@ export async function readSingleFile(request: FastifyRequest, field: string, lim
   let counter: ReturnType<typeof countBody> | undefined
   try {
     // Checked here, not left to parts(): the counter below must only see a body busboy is reading.
-    if (!request.isMultipart()) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'This operation takes multipart/form-data.')
+    if (!request.isMultipart())
+      throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'This operation takes multipart/form-data.')
     const parts = request.parts()
     // The first next() pipes the request into busboy (synchronously): counting starts right after,
     // as a 'data' listener added earlier would let the stream flow with nobody reading it.

@@ -33,7 +33,12 @@ function makeAjv(coerceTypes: boolean | 'array') {
     modifying: true,
     errors: false,
     // Only a value that is a UUID: in a branch of `anyOf` that fails, the value may be something else.
-    validate: (_: boolean, data: string, _schema?: unknown, at?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) => {
+    validate: (
+      _: boolean,
+      data: string,
+      _schema?: unknown,
+      at?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
+    ) => {
       if (at?.parentData !== undefined && UUID.test(data)) at.parentData[at.parentDataProperty] = data.toLowerCase()
       return true
     },
@@ -49,9 +54,16 @@ function lowerCasingUuids(schema: unknown): unknown {
   return copy.format === 'uuid' ? { ...copy, [LOWER_CASE_UUID]: true } : copy
 }
 
-const issue = (instancePath: string, keyword: string, message: string): ErrorObject => ({ instancePath, schemaPath: '#', keyword, params: {}, message })
+const issue = (instancePath: string, keyword: string, message: string): ErrorObject => ({
+  instancePath,
+  schemaPath: '#',
+  keyword,
+  params: {},
+  message,
+})
 
-const pointer = (path: string, key: string | number) => `${path}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`
+const pointer = (path: string, key: string | number) =>
+  `${path}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`
 
 /**
  * What JSON Schema cannot say but the service cannot take: PostgreSQL refuses the NUL character
@@ -68,7 +80,8 @@ function unstorable(value: unknown, path: string, found: ErrorObject[]) {
     value.forEach((item, index) => unstorable(item, pointer(path, index), found))
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) found.push(issue(pointer(path, key), 'noNulCharacter', 'must not contain the NUL character'))
+      if (key.includes('\u0000'))
+        found.push(issue(pointer(path, key), 'noNulCharacter', 'must not contain the NUL character'))
       unstorable(item, pointer(path, key), found)
     }
   }

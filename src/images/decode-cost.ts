@@ -23,7 +23,18 @@ import type { Metadata } from 'sharp'
 import { outputSize } from './output-size.ts'
 
 /** Bytes per sample of each libvips band format. */
-const SAMPLE_BYTES: Record<string, number> = { uchar: 1, char: 1, ushort: 2, short: 2, uint: 4, int: 4, float: 4, complex: 8, double: 8, dpcomplex: 16 }
+const SAMPLE_BYTES: Record<string, number> = {
+  uchar: 1,
+  char: 1,
+  ushort: 2,
+  short: 2,
+  uint: 4,
+  int: 4,
+  float: 4,
+  complex: 8,
+  double: 8,
+  dpcomplex: 16,
+}
 
 const OUTPUT_BYTES_PER_PIXEL = 10
 /** What a decode costs whatever its size (codec state, the encoder's buffers). */
@@ -60,5 +71,9 @@ function decoderBytesPerPixel(metadata: Metadata): number {
 /** The estimated peak memory, in bytes, of decoding the image `metadata` describes and encoding its thumbnails. */
 export function decodeCost(metadata: Metadata): number {
   const { width, height } = outputSize(metadata)
-  return Math.ceil(metadata.width * metadata.height * decoderBytesPerPixel(metadata) + width * height * OUTPUT_BYTES_PER_PIXEL + FIXED_BYTES)
+  return Math.ceil(
+    metadata.width * metadata.height * decoderBytesPerPixel(metadata) +
+      width * height * OUTPUT_BYTES_PER_PIXEL +
+      FIXED_BYTES,
+  )
 }

@@ -12,10 +12,24 @@ const latin1 = (bytes: Buffer, from: number, to: number) => bytes.toString('lati
 const IEND = 0x49454e44
 
 /** PNG ancillary chunks that describe the pixels, of a size fixed by the standard, and APNG's frames (never decoded: first frame only). */
-const PNG_NOT_METADATA = new Set(['tRNS', 'gAMA', 'cHRM', 'sRGB', 'sBIT', 'bKGD', 'pHYs', 'cICP', 'mDCV', 'cLLI', 'acTL', 'fcTL', 'fdAT'])
+const PNG_NOT_METADATA = new Set([
+  'tRNS',
+  'gAMA',
+  'cHRM',
+  'sRGB',
+  'sBIT',
+  'bKGD',
+  'pHYs',
+  'cICP',
+  'mDCV',
+  'cLLI',
+  'acTL',
+  'fcTL',
+  'fdAT',
+])
 
 function* pngBlocks(bytes: Buffer): Generator<MetadataBlock> {
-  for (let at = 8; at + 8 <= bytes.length; ) {
+  for (let at = 8; at + 8 <= bytes.length;) {
     const length = bytes.readUInt32BE(at)
     const typeAt = at + 4
     at += 12 + length
@@ -48,7 +62,7 @@ function* jpegBlocks(bytes: Buffer): Generator<MetadataBlock> {
   const marker = /\xff+[^\x00\xd0-\xd7\xff]/g
   let text: string | undefined
   let inScan = false
-  for (let at = 2; at + 4 <= bytes.length; ) {
+  for (let at = 2; at + 4 <= bytes.length;) {
     if (inScan || bytes[at] !== 0xff || bytes[at + 1] === 0x00) {
       text ??= latin1(bytes, 0, bytes.length)
       marker.lastIndex = at
@@ -82,7 +96,7 @@ const WEBP_IMAGE = new Set(['VP8 ', 'VP8L', 'VP8X', 'ALPH', 'ANIM', 'ANMF'])
 
 function* webpBlocks(bytes: Buffer): Generator<MetadataBlock> {
   const end = Math.min(bytes.length, 8 + bytes.readUInt32LE(4))
-  for (let at = 12; at + 8 <= end; ) {
+  for (let at = 12; at + 8 <= end;) {
     const type = latin1(bytes, at, at + 4)
     const size = bytes.readUInt32LE(at + 4)
     if (!WEBP_IMAGE.has(type)) yield { size }
@@ -104,7 +118,7 @@ const colourTableSize = (flags: number) => (flags & 0x80 ? 3 * (1 << ((flags & 0
 
 function* gifBlocks(bytes: Buffer): Generator<MetadataBlock> {
   // Header (6), logical screen descriptor (7), global colour table.
-  for (let at = 13 + colourTableSize(bytes[10] ?? 0); at < bytes.length; ) {
+  for (let at = 13 + colourTableSize(bytes[10] ?? 0); at < bytes.length;) {
     const introducer = bytes[at]
     if (introducer === 0x2c) {
       // An image: descriptor (10), local colour table, LZW code size (1), data sub-blocks.
@@ -129,7 +143,7 @@ interface Box {
 
 /** ISO-BMFF boxes between `start` and `end`: each its type and where its payload lies. */
 function* boxes(bytes: Buffer, start: number, end: number): Generator<Box> {
-  for (let at = start; at + 8 <= end; ) {
+  for (let at = start; at + 8 <= end;) {
     let size = bytes.readUInt32BE(at)
     let header = 8
     if (size === 1) {
@@ -215,14 +229,16 @@ function* avifBlocks(bytes: Buffer): Generator<MetadataBlock> {
     const iloc = children.find((box) => box.type === 'iloc')
     if (iinf && iloc) {
       const types = itemTypes(bytes, iinf)
-      for (const [id, length] of itemLengths(bytes, iloc)) if (AVIF_METADATA_ITEMS.has(types.get(id) ?? '')) yield { size: length }
+      for (const [id, length] of itemLengths(bytes, iloc))
+        if (AVIF_METADATA_ITEMS.has(types.get(id) ?? '')) yield { size: length }
     }
     // ICC profiles are properties (colr boxes of type prof or rICC) in iprp/ipco.
     for (const iprp of children.filter((box) => box.type === 'iprp'))
       for (const ipco of boxes(bytes, iprp.start, iprp.end))
         if (ipco.type === 'ipco')
           for (const property of boxes(bytes, ipco.start, ipco.end))
-            if (property.type === 'colr' && latin1(bytes, property.start, property.start + 4) !== 'nclx') yield { size: property.end - property.start }
+            if (property.type === 'colr' && latin1(bytes, property.start, property.start + 4) !== 'nclx')
+              yield { size: property.end - property.start }
   }
 }
 

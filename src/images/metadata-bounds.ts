@@ -36,7 +36,10 @@ export async function checkMetadata(bytes: Buffer, format: ImageFormat): Promise
   for (const block of metadataBlocks(bytes, format)) {
     blocks++
     if (blocks > METADATA_MAX_BLOCKS) {
-      return { kind: 'too-large', message: `The image carries more than ${METADATA_MAX_BLOCKS} metadata blocks (text, EXIF, XMP, ICC profiles, comments); at most ${METADATA_MAX_BLOCKS} are allowed.` }
+      return {
+        kind: 'too-large',
+        message: `The image carries more than ${METADATA_MAX_BLOCKS} metadata blocks (text, EXIF, XMP, ICC profiles, comments); at most ${METADATA_MAX_BLOCKS} are allowed.`,
+      }
     }
     if ('deflated' in block) {
       const size = await inflatedSize(block.deflated, Math.max(1, METADATA_MAX_BYTES - total))
@@ -45,7 +48,10 @@ export async function checkMetadata(bytes: Buffer, format: ImageFormat): Promise
       total += size
     } else total += block.size
     if (total > METADATA_MAX_BYTES) {
-      return { kind: 'too-large', message: `The image carries more than ${METADATA_MAX_BYTES} bytes of metadata (text, EXIF, XMP, ICC profiles, comments; compressed ones once inflated); at most ${METADATA_MAX_BYTES} are allowed.` }
+      return {
+        kind: 'too-large',
+        message: `The image carries more than ${METADATA_MAX_BYTES} bytes of metadata (text, EXIF, XMP, ICC profiles, comments; compressed ones once inflated); at most ${METADATA_MAX_BYTES} are allowed.`,
+      }
     }
   }
   return null

@@ -35,8 +35,10 @@ export interface Rendition {
   data: Buffer
 }
 
-const fileError = (status: number, code: ErrorCode, message: string) => new ApiError(status, code, message, [{ path: '/body/file', message }])
-const unsupported = (accepted: readonly ImageFormat[]) => fileError(415, 'IMAGE_UNSUPPORTED_TYPE', `The file is not a ${formatNames(accepted)} image.`)
+const fileError = (status: number, code: ErrorCode, message: string) =>
+  new ApiError(status, code, message, [{ path: '/body/file', message }])
+const unsupported = (accepted: readonly ImageFormat[]) =>
+  fileError(415, 'IMAGE_UNSUPPORTED_TYPE', `The file is not a ${formatNames(accepted)} image.`)
 const invalid = () => fileError(422, 'IMAGE_INVALID', 'The image could not be decoded.')
 
 export interface ImageLimits {
@@ -61,12 +63,20 @@ function checkShape(metadata: Metadata, limits: ImageLimits) {
   const { width, height } = metadata
   const pixels = width * height
   if (pixels > limits.maxPixels) {
-    throw fileError(422, 'IMAGE_TOO_MANY_PIXELS', `The image has ${pixels} pixels; at most ${limits.maxPixels} are allowed.`)
+    throw fileError(
+      422,
+      'IMAGE_TOO_MANY_PIXELS',
+      `The image has ${pixels} pixels; at most ${limits.maxPixels} are allowed.`,
+    )
   }
   // A decoder works row by row: a 1 × 40 000 000 image costs 40 million rows for nothing a thumbnail can show.
   const ratio = Math.max(width, height) / Math.min(width, height)
   if (ratio > limits.maxAspectRatio) {
-    throw fileError(422, 'IMAGE_BAD_DIMENSIONS', `The image is ${width}×${height} pixels; its longer side may be at most ${limits.maxAspectRatio} times its shorter one.`)
+    throw fileError(
+      422,
+      'IMAGE_BAD_DIMENSIONS',
+      `The image is ${width}×${height} pixels; its longer side may be at most ${limits.maxAspectRatio} times its shorter one.`,
+    )
   }
   // What its decoder needs, not only what its pixels take: a progressive JPEG or an AVIF needs several times more.
   const cost = decodeCost(metadata)
@@ -92,7 +102,8 @@ async function readHeader(bytes: Buffer, format: ImageFormat, accepted: readonly
     throw invalid()
   }
   // The decoder must agree with the sniffed signature (an `avif` brand around HEVC is HEIC: refused).
-  if (metadata.format !== DECODER_FORMAT[format] || (format === 'avif' && metadata.compression !== 'av1')) throw unsupported(accepted)
+  if (metadata.format !== DECODER_FORMAT[format] || (format === 'avif' && metadata.compression !== 'av1'))
+    throw unsupported(accepted)
   return metadata
 }
 
@@ -144,7 +155,13 @@ async function encode(bytes: Buffer, metadata: Metadata, maxPixels: number): Pro
       .toBuffer({ resolveWithObject: true })
     const key = `${createHash('sha256').update(output.data).digest('hex')}.webp`
     // A very tall image can give two widths the same bytes once capped by WEBP_MAX_SIDE.
-    renditions.set(key, { key, contentType: 'image/webp', width: output.info.width, height: output.info.height, data: output.data })
+    renditions.set(key, {
+      key,
+      contentType: 'image/webp',
+      width: output.info.width,
+      height: output.info.height,
+      data: output.data,
+    })
   }
   return [...renditions.values()]
 }

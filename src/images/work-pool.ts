@@ -84,7 +84,17 @@ export function makeWorkPool(options: { concurrency: number; queueMax: number; p
 
   return {
     run,
-    stats: (): WorkPoolStats => ({ concurrency, queueMax, perOwner, active, queued: waiting.length, peakActive, completed, refused, refusedOwner }),
+    stats: (): WorkPoolStats => ({
+      concurrency,
+      queueMax,
+      perOwner,
+      active,
+      queued: waiting.length,
+      peakActive,
+      completed,
+      refused,
+      refusedOwner,
+    }),
   }
 }
 

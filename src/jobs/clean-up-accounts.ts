@@ -15,7 +15,13 @@ export const CLEAN_UP_ACCOUNTS_QUEUE = 'clean-up-accounts'
 const DEFAULT_LIMITS: CleanupLimits = { batchSize: 1000, maxBatches: 20 }
 
 export async function createCleanUpAccountsQueue(boss: PgBoss): Promise<void> {
-  await boss.createQueue(CLEAN_UP_ACCOUNTS_QUEUE, { name: CLEAN_UP_ACCOUNTS_QUEUE, policy: 'stately', retryLimit: 3, retryDelay: 60, retryBackoff: true })
+  await boss.createQueue(CLEAN_UP_ACCOUNTS_QUEUE, {
+    name: CLEAN_UP_ACCOUNTS_QUEUE,
+    policy: 'stately',
+    retryLimit: 3,
+    retryDelay: 60,
+    retryBackoff: true,
+  })
   await boss.schedule(CLEAN_UP_ACCOUNTS_QUEUE, '23 * * * *')
 }
 
@@ -26,11 +32,16 @@ export async function startCleanUpAccountsWorker(
   options: { pollingIntervalSeconds?: number; accountCleanup?: Partial<CleanupLimits> } = {},
 ): Promise<string> {
   const limits = { ...DEFAULT_LIMITS, ...options.accountCleanup }
-  return boss.work(CLEAN_UP_ACCOUNTS_QUEUE, { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 }, async () => {
-    const result = await cleanUp(limits)
-    if (result.counters + result.refreshTokens + result.sessions > 0) log.info(result, 'expired rate-limit counters and ended sessions deleted')
-    if (result.more) await boss.send(CLEAN_UP_ACCOUNTS_QUEUE, {})
-  })
+  return boss.work(
+    CLEAN_UP_ACCOUNTS_QUEUE,
+    { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 },
+    async () => {
+      const result = await cleanUp(limits)
+      if (result.counters + result.refreshTokens + result.sessions > 0)
+        log.info(result, 'expired rate-limit counters and ended sessions deleted')
+      if (result.more) await boss.send(CLEAN_UP_ACCOUNTS_QUEUE, {})
+    },
+  )
 }
 
 export const cleanUpAccountsJob: Job = {

@@ -27,7 +27,12 @@ export interface Jobs {
 }
 
 /** Starts every job's worker, and the mailer they send with. */
-export async function startJobs(queue: Queue, services: Services, log: Logger, options: JobsOptions = {}): Promise<Jobs> {
+export async function startJobs(
+  queue: Queue,
+  services: Services,
+  log: Logger,
+  options: JobsOptions = {},
+): Promise<Jobs> {
   const mailer = createMailer(services.config, log)
   let stopping: Promise<void> | undefined
   // The queue stops first, waiting for the jobs running (a mail being sent among them), then the mailer.

@@ -14,7 +14,13 @@ interface PublishPostJob {
 }
 
 export async function createPublishPostQueue(boss: PgBoss): Promise<void> {
-  await boss.createQueue(PUBLISH_POST_QUEUE, { name: PUBLISH_POST_QUEUE, policy: 'standard', retryLimit: 10, retryDelay: 5, retryBackoff: true })
+  await boss.createQueue(PUBLISH_POST_QUEUE, {
+    name: PUBLISH_POST_QUEUE,
+    policy: 'standard',
+    retryLimit: 10,
+    retryDelay: 5,
+    retryBackoff: true,
+  })
 }
 
 /** Enqueues the post's publication at `at`; the job's id, for cancelPublication. */
@@ -36,12 +42,19 @@ export async function startPublishPostWorker(
   log: Logger,
   options: { pollingIntervalSeconds?: number } = {},
 ): Promise<string> {
-  return boss.work<PublishPostJob>(PUBLISH_POST_QUEUE, { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, batchSize: 10 }, async (jobs) => {
-    for (const job of jobs) {
-      const published = await publishIfDue(job.data.postId)
-      log.info({ postId: job.data.postId, published }, published ? 'scheduled post published' : 'publication no longer due')
-    }
-  })
+  return boss.work<PublishPostJob>(
+    PUBLISH_POST_QUEUE,
+    { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, batchSize: 10 },
+    async (jobs) => {
+      for (const job of jobs) {
+        const published = await publishIfDue(job.data.postId)
+        log.info(
+          { postId: job.data.postId, published },
+          published ? 'scheduled post published' : 'publication no longer due',
+        )
+      }
+    },
+  )
 }
 
 export const publishPostJob: Job = {

@@ -11,7 +11,13 @@ export const SWEEP_IMAGES_QUEUE = 'sweep-images'
 
 export async function createSweepImagesQueue(boss: PgBoss): Promise<void> {
   // `stately`: at most one sweep waiting and one running, however many writes ask for one.
-  await boss.createQueue(SWEEP_IMAGES_QUEUE, { name: SWEEP_IMAGES_QUEUE, policy: 'stately', retryLimit: 5, retryDelay: 10, retryBackoff: true })
+  await boss.createQueue(SWEEP_IMAGES_QUEUE, {
+    name: SWEEP_IMAGES_QUEUE,
+    policy: 'stately',
+    retryLimit: 5,
+    retryDelay: 10,
+    retryBackoff: true,
+  })
   await boss.schedule(SWEEP_IMAGES_QUEUE, '41 * * * *')
 }
 
@@ -39,5 +45,6 @@ export async function startSweepImagesWorker(
 export const sweepImagesJob: Job = {
   queue: SWEEP_IMAGES_QUEUE,
   create: createSweepImagesQueue,
-  start: ({ boss, services, log, options }) => startSweepImagesWorker(boss, services.thumbnails.sweepUnusedImages, log, options),
+  start: ({ boss, services, log, options }) =>
+    startSweepImagesWorker(boss, services.thumbnails.sweepUnusedImages, log, options),
 }

@@ -75,7 +75,11 @@ export async function startWelcomeEmailWorker(
   log: Logger,
   options: WelcomeEmailWorkerOptions = {},
 ): Promise<string> {
-  const workOptions = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, batchSize: 1, includeMetadata: true as const }
+  const workOptions = {
+    pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+    batchSize: 1,
+    includeMetadata: true as const,
+  }
   // pg-boss 10 hands over an array of jobs; with batchSize 1 a failing mail retries only itself.
   return boss.work<WelcomeEmailJob>(WELCOME_EMAIL_QUEUE, workOptions, async (jobs) => {
     for (const job of jobs) {

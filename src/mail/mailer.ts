@@ -45,7 +45,11 @@ function smtpMailer(url: string, from: string): Mailer {
   )
   return {
     async send({ id, ...message }) {
-      await transport.sendMail({ ...message, messageId: messageId(id, from), signal: AbortSignal.timeout(SEND_TIMEOUT_MS) })
+      await transport.sendMail({
+        ...message,
+        messageId: messageId(id, from),
+        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+      })
     },
     async close() {
       transport.close()

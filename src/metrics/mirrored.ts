@@ -15,4 +15,11 @@ export const mirroredCounter = (name: string, help: string, read: () => number) 
 
 /** A gauge read at each scrape. */
 export const mirroredGauge = (name: string, help: string, read: () => number) =>
-  new Gauge({ name, help, registers: [], collect() { this.set(read()) } })
+  new Gauge({
+    name,
+    help,
+    registers: [],
+    collect() {
+      this.set(read())
+    },
+  })

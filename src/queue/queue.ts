@@ -27,7 +27,9 @@ export async function startQueue(
   // pg-boss reports failures of its background loops here; without a listener they would crash the process.
   // Only message and code: a pg error carries its client, whose connection parameters may hold the
   // database password. While the database is down this fires on every poll; it recovers by itself.
-  boss.on('error', (error: Error & { code?: string }) => log.error({ err: { message: error.message, code: error.code } }, 'queue error'))
+  boss.on('error', (error: Error & { code?: string }) =>
+    log.error({ err: { message: error.message, code: error.code } }, 'queue error'),
+  )
   await boss.start()
   let stopping: Promise<void> | undefined
   return {
@@ -36,6 +38,7 @@ export async function startQueue(
       await boss.isInstalled()
     },
     // Idempotent: a test or a failed start-up may stop the queue before onClose does.
-    stop: () => (stopping ??= boss.stop({ graceful: true, wait: true, timeout: Math.max(config.shutdownTimeoutMs, 1000) })),
+    stop: () =>
+      (stopping ??= boss.stop({ graceful: true, wait: true, timeout: Math.max(config.shutdownTimeoutMs, 1000) })),
   }
 }

@@ -10,10 +10,19 @@ t.test('register', async (t) => {
 
   t.test('answers 201 with a working token pair and never a password hash', async (t) => {
     const email = uniqueEmail('Reg')
-    const response = await app.inject({ method: 'POST', url: '/register', payload: { email, password: 'long enough password', name: 'Reg' } })
+    const response = await app.inject({
+      method: 'POST',
+      url: '/register',
+      payload: { email, password: 'long enough password', name: 'Reg' },
+    })
     t.equal(response.statusCode, 201)
     const { data } = response.json()
-    t.match(data, { tokenType: 'Bearer', expiresIn: 600, refreshToken: String, user: { email: email.toLowerCase(), name: 'Reg', role: 'user' } })
+    t.match(data, {
+      tokenType: 'Bearer',
+      expiresIn: 600,
+      refreshToken: String,
+      user: { email: email.toLowerCase(), name: 'Reg', role: 'user' },
+    })
     t.notMatch(response.body, /passwordHash|password_hash|\$2[aby]\$/)
     const claims = decode(data.accessToken)
     t.equal(claims.exp - claims.iat, 600, 'access tokens live 10 minutes')
@@ -26,14 +35,22 @@ t.test('register', async (t) => {
 
   t.test('a taken email, in any case, is 409 EMAIL_TAKEN', async (t) => {
     const { email } = await registerUser(app)
-    const again = await app.inject({ method: 'POST', url: '/register', payload: { email: email.toUpperCase(), password: 'another long password', name: 'Copy' } })
+    const again = await app.inject({
+      method: 'POST',
+      url: '/register',
+      payload: { email: email.toUpperCase(), password: 'another long password', name: 'Copy' },
+    })
     t.equal(again.statusCode, 409)
     t.equal(again.json().error.code, 'EMAIL_TAKEN')
   })
 
   t.test('bad passwords are 400 naming /body/password', async (t) => {
     for (const password of ['short', 'é'.repeat(37)]) {
-      const response = await app.inject({ method: 'POST', url: '/register', payload: { email: uniqueEmail(), password, name: 'Bad' } })
+      const response = await app.inject({
+        method: 'POST',
+        url: '/register',
+        payload: { email: uniqueEmail(), password, name: 'Bad' },
+      })
       t.equal(response.statusCode, 400, `${Buffer.byteLength(password)} bytes`)
       t.match(response.json(), { error: { code: 'VALIDATION_FAILED', details: [{ path: '/body/password' }] } })
     }
@@ -88,7 +105,9 @@ t.test('refresh tokens rotate, and a reused one ends the session', async (t) => 
 t.test('of concurrent refreshes with one token, exactly one gets a pair, and the session ends', async (t) => {
   const app = await build(t)
   const user = await registerUser(app)
-  const answers = await Promise.all([1, 2, 3].map(() => app.inject({ method: 'POST', url: '/refresh', payload: { refreshToken: user.refreshToken } })))
+  const answers = await Promise.all(
+    [1, 2, 3].map(() => app.inject({ method: 'POST', url: '/refresh', payload: { refreshToken: user.refreshToken } })),
+  )
   t.same(answers.map((answer) => answer.statusCode).sort(), [200, 401, 401])
   // The losers count as a second presentation: the session ends, the winner's new pair with it.
   const winner = answers.find((answer) => answer.statusCode === 200)!.json().data
@@ -103,16 +122,26 @@ t.test('logout ends one session at once; the other sessions keep working until a
   const user = await registerUser(app)
   const other = (await login(app, user.email, user.password)).json().data
   const third = (await login(app, user.email, user.password)).json().data
-  const meWith = (token: string) => app.inject({ method: 'GET', url: '/me', headers: { authorization: `Bearer ${token}` } })
+  const meWith = (token: string) =>
+    app.inject({ method: 'GET', url: '/me', headers: { authorization: `Bearer ${token}` } })
 
   const out = await app.inject({ method: 'POST', url: '/logout', headers: user.auth })
   t.equal(out.statusCode, 204)
   t.equal(out.body, '')
   t.equal((await meWith(user.accessToken)).json().error.code, 'SESSION_REVOKED', 'its access token')
-  t.equal((await app.inject({ method: 'POST', url: '/refresh', payload: { refreshToken: user.refreshToken } })).statusCode, 401, 'its refresh token')
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/refresh', payload: { refreshToken: user.refreshToken } })).statusCode,
+    401,
+    'its refresh token',
+  )
   t.equal((await meWith(other.accessToken)).statusCode, 200, 'another session still works')
 
-  const all = await app.inject({ method: 'POST', url: '/logout', headers: { authorization: `Bearer ${other.accessToken}` }, payload: { allSessions: true } })
+  const all = await app.inject({
+    method: 'POST',
+    url: '/logout',
+    headers: { authorization: `Bearer ${other.accessToken}` },
+    payload: { allSessions: true },
+  })
   t.equal(all.statusCode, 204)
   t.equal((await meWith(other.accessToken)).statusCode, 401)
   t.equal((await meWith(third.accessToken)).statusCode, 401, 'every session ended')

@@ -43,7 +43,10 @@ t.test('typed client journeys: system, auth, users', async (t) => {
     const page = await admin.api.GET('/users', { params: { query: { limit: 2 } } })
     t.equal(page.data?.data.length, 2)
     t.type(page.data?.meta.page.nextCursor, 'string')
-    const promoted = await admin.api.PATCH('/users/{id}', { params: { path: { id: user.user.id } }, body: { role: 'admin' } })
+    const promoted = await admin.api.PATCH('/users/{id}', {
+      params: { path: { id: user.user.id } },
+      body: { role: 'admin' },
+    })
     t.equal(promoted.data?.data.role, 'admin')
     t.equal((await user.api.GET('/me')).data?.data.role, 'admin', 'the new role holds at once')
   })

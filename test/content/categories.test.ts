@@ -10,7 +10,8 @@ type App = Awaited<ReturnType<typeof build>>
 const UNKNOWN_ID = '0192f7b1-5e6f-7a80-9b1c-d2e3f4a5b6c7'
 
 const defaultCategoryId = async (app: App) =>
-  (await app.services.database.prisma.category.findFirstOrThrow({ where: { isDefault: true }, select: { id: true } })).id
+  (await app.services.database.prisma.category.findFirstOrThrow({ where: { isDefault: true }, select: { id: true } }))
+    .id
 
 t.test('rights: anyone lists, only admins write (anonymous 401, a user 403)', async (t) => {
   const app = await build(t)
@@ -31,7 +32,10 @@ t.test('rights: anyone lists, only admins write (anonymous 401, a user 403)', as
       updateCategory: { method: 'PATCH', url: `/categories/${target.id}`, payload: { name: 'Renamed' } },
       deleteCategory: { method: 'DELETE', url: `/categories/${target.id}` },
     } as const
-    for (const [operation, request] of Object.entries(requests) as [keyof typeof requests, (typeof requests)[keyof typeof requests]][]) {
+    for (const [operation, request] of Object.entries(requests) as [
+      keyof typeof requests,
+      (typeof requests)[keyof typeof requests],
+    ][]) {
       const response = await app.inject({ ...request, headers })
       t.equal(response.statusCode, expected[operation][caller], `${operation} by ${caller}`)
       if (response.statusCode === 403) t.equal(response.json().error.code, 'FORBIDDEN')
@@ -42,12 +46,17 @@ t.test('rights: anyone lists, only admins write (anonymous 401, a user 403)', as
 t.test('createCategory: slugs given or derived, unique, and fields nobody may set', async (t) => {
   const app = await build(t)
   const admin = await registerAdmin(app)
-  const create = (payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/categories', headers: admin.auth, payload })
+  const create = (payload: Record<string, unknown>) =>
+    app.inject({ method: 'POST', url: '/categories', headers: admin.auth, payload })
   const suffix = randomUUID().slice(0, 8)
 
   const derived = await create({ name: `  Café Straße & Œuvres ${suffix}  ` })
   t.equal(derived.statusCode, 201)
-  t.match(derived.json().data, { name: `Café Straße & Œuvres ${suffix}`, slug: `cafe-strasse-oeuvres-${suffix}`, isDefault: false })
+  t.match(derived.json().data, {
+    name: `Café Straße & Œuvres ${suffix}`,
+    slug: `cafe-strasse-oeuvres-${suffix}`,
+    isDefault: false,
+  })
 
   const given = await create({ name: 'Photography & Film', slug: `photo-${suffix}` })
   t.equal(given.statusCode, 201)
@@ -79,7 +88,8 @@ t.test('createCategory: slugs given or derived, unique, and fields nobody may se
 t.test('updateCategory: renaming keeps the slug; slug changes are checked', async (t) => {
   const app = await build(t)
   const admin = await registerAdmin(app)
-  const patch = (id: string, payload: Record<string, unknown>) => app.inject({ method: 'PATCH', url: `/categories/${id}`, headers: admin.auth, payload })
+  const patch = (id: string, payload: Record<string, unknown>) =>
+    app.inject({ method: 'PATCH', url: `/categories/${id}`, headers: admin.auth, payload })
   const category = await createCategory(app, admin, { name: 'Photography' })
   const other = await createCategory(app, admin)
 
@@ -131,36 +141,51 @@ t.test('deleteCategory: posts move to the default category when left with none; 
   t.equal(isDefault.json().error.code, 'CATEGORY_IS_DEFAULT')
 })
 
-t.test('listCategories: ordered by slug, each category exactly once across pages; forged cursors are 400', async (t) => {
-  const app = await build(t)
-  const admin = await registerAdmin(app)
-  const mine = new Set<string>()
-  for (let i = 0; i < 5; i++) mine.add((await createCategory(app, admin)).slug)
+t.test(
+  'listCategories: ordered by slug, each category exactly once across pages; forged cursors are 400',
+  async (t) => {
+    const app = await build(t)
+    const admin = await registerAdmin(app)
+    const mine = new Set<string>()
+    for (let i = 0; i < 5; i++) mine.add((await createCategory(app, admin)).slug)
 
-  const seen: string[] = []
-  const seenIds: string[] = []
-  let cursor: string | null = null
-  do {
-    const response = await app.inject({ method: 'GET', url: `/categories?limit=7${cursor ? `&cursor=${cursor}` : ''}` })
-    t.equal(response.statusCode, 200)
-    const body: { data: { id: string; slug: string }[]; meta: { page: { limit: number; nextCursor: string | null } } } = response.json()
-    t.ok(body.data.length <= 7)
-    t.equal(body.meta.page.limit, 7)
-    for (const category of body.data) {
-      seen.push(category.slug)
-      seenIds.push(category.id)
+    const seen: string[] = []
+    const seenIds: string[] = []
+    let cursor: string | null = null
+    do {
+      const response = await app.inject({
+        method: 'GET',
+        url: `/categories?limit=7${cursor ? `&cursor=${cursor}` : ''}`,
+      })
+      t.equal(response.statusCode, 200)
+      const body: {
+        data: { id: string; slug: string }[]
+        meta: { page: { limit: number; nextCursor: string | null } }
+      } = response.json()
+      t.ok(body.data.length <= 7)
+      t.equal(body.meta.page.limit, 7)
+      for (const category of body.data) {
+        seen.push(category.slug)
+        seenIds.push(category.id)
+      }
+      cursor = body.meta.page.nextCursor
+    } while (cursor !== null)
+    t.equal(new Set(seen).size, seen.length, 'no category twice')
+    t.ok(
+      [...mine].every((slug) => seen.includes(slug)),
+      'every category once',
+    )
+    t.ok(
+      seen.every((slug, i) => i === 0 || seen[i - 1]! < slug),
+      'ordered by slug',
+    )
+    t.ok(seenIds.includes(await defaultCategoryId(app)), 'the default category is listed')
+
+    for (const forged of [Buffer.from('Not A Slug').toString('base64url'), 'x']) {
+      const response = await app.inject({ method: 'GET', url: `/categories?cursor=${forged}` })
+      t.equal(response.statusCode, 400)
+      t.match(response.json().error.details, [{ path: '/query/cursor' }])
     }
-    cursor = body.meta.page.nextCursor
-  } while (cursor !== null)
-  t.equal(new Set(seen).size, seen.length, 'no category twice')
-  t.ok([...mine].every((slug) => seen.includes(slug)), 'every category once')
-  t.ok(seen.every((slug, i) => i === 0 || seen[i - 1]! < slug), 'ordered by slug')
-  t.ok(seenIds.includes(await defaultCategoryId(app)), 'the default category is listed')
-
-  for (const forged of [Buffer.from('Not A Slug').toString('base64url'), 'x']) {
-    const response = await app.inject({ method: 'GET', url: `/categories?cursor=${forged}` })
-    t.equal(response.statusCode, 400)
-    t.match(response.json().error.details, [{ path: '/query/cursor' }])
-  }
-  t.equal((await app.inject({ method: 'GET', url: '/categories?limit=0' })).statusCode, 400)
-})
+    t.equal((await app.inject({ method: 'GET', url: '/categories?limit=0' })).statusCode, 400)
+  },
+)

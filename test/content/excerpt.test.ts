@@ -55,20 +55,50 @@ t.test('the scanner derives what the regexes derived', async (t) => {
     'x'.repeat(300),
     `${'a'.repeat(279)} ${'b'.repeat(10)}`,
   ]
-  for (const markdown of cases) t.equal(deriveExcerpt(markdown), regexExcerpt(markdown), JSON.stringify(markdown.slice(0, 60)))
+  for (const markdown of cases)
+    t.equal(deriveExcerpt(markdown), regexExcerpt(markdown), JSON.stringify(markdown.slice(0, 60)))
 })
 
 t.test('the scanner agrees with the regexes on random Markdown-like text', async (t) => {
   // A seeded generator: the same 20 000 inputs on every run, so a failure can be replayed.
   let seed = 14
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
-  const alphabet = ['!', '[', ']', '(', ')', '`', '```', '*', '_', '~', '#', '######', '>', '-', '+', '1', '.', ' ', '  ', '\n', '\t', '\r', '\u2028', '\u00a0', 'a', 'word', '\ufeff']
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+  const alphabet = [
+    '!',
+    '[',
+    ']',
+    '(',
+    ')',
+    '`',
+    '```',
+    '*',
+    '_',
+    '~',
+    '#',
+    '######',
+    '>',
+    '-',
+    '+',
+    '1',
+    '.',
+    ' ',
+    '  ',
+    '\n',
+    '\t',
+    '\r',
+    '\u2028',
+    '\u00a0',
+    'a',
+    'word',
+    '\ufeff',
+  ]
   let disagreements = 0
   for (let i = 0; i < 20_000; i++) {
     const length = Math.floor(random() * (i % 10 === 0 ? 400 : 40))
     let markdown = ''
     for (let j = 0; j < length; j++) markdown += alphabet[Math.floor(random() * alphabet.length)]
-    if (deriveExcerpt(markdown) !== regexExcerpt(markdown) && disagreements++ < 5) t.equal(deriveExcerpt(markdown), regexExcerpt(markdown), JSON.stringify(markdown))
+    if (deriveExcerpt(markdown) !== regexExcerpt(markdown) && disagreements++ < 5)
+      t.equal(deriveExcerpt(markdown), regexExcerpt(markdown), JSON.stringify(markdown))
   }
   t.equal(disagreements, 0, 'no input where the two differ')
 })

@@ -46,8 +46,17 @@ t.test('posts: drafts and scheduled posts exist for their author and admins only
   for (const [name, caller] of Object.entries(callers) as [Caller, Principal | null][]) {
     for (const status of STATUSES) {
       const right = RIGHTS[name][status]
-      t.equal(canSee(caller, post(status)), right !== 'none', `${name} ${right === 'none' ? 'cannot see' : 'sees'} a ${status} post`)
-      if (caller !== null) t.equal(canEdit(caller, post(status)), right === 'change', `${name} ${right === 'change' ? 'may' : 'may not'} change a ${status} post`)
+      t.equal(
+        canSee(caller, post(status)),
+        right !== 'none',
+        `${name} ${right === 'none' ? 'cannot see' : 'sees'} a ${status} post`,
+      )
+      if (caller !== null)
+        t.equal(
+          canEdit(caller, post(status)),
+          right === 'change',
+          `${name} ${right === 'change' ? 'may' : 'may not'} change a ${status} post`,
+        )
     }
   }
 })
@@ -56,10 +65,18 @@ t.test('a write is refused 404 before 403: a post the caller cannot see is not r
   const expected = { none: '404 POST_NOT_FOUND', see: '403 FORBIDDEN', change: 'allowed' }
   for (const name of ['author', 'stranger', 'admin'] as const) {
     for (const status of STATUSES) {
-      t.equal(await outcome(() => editableBy(callers[name], post(status))), expected[RIGHTS[name][status]], `${name}, ${status} post`)
+      t.equal(
+        await outcome(() => editableBy(callers[name], post(status))),
+        expected[RIGHTS[name][status]],
+        `${name}, ${status} post`,
+      )
     }
   }
-  t.equal(await outcome(() => editableBy(admin, null)), '404 POST_NOT_FOUND', 'a post that does not exist: 404, even to an admin')
+  t.equal(
+    await outcome(() => editableBy(admin, null)),
+    '404 POST_NOT_FOUND',
+    'a post that does not exist: 404, even to an admin',
+  )
 })
 
 t.test('lockForEdit locks first, then judges the post as locked', async (t) => {
@@ -79,7 +96,11 @@ t.test('lockForEdit locks first, then judges the post as locked', async (t) => {
 
 t.test('lists: unpublished posts only as far as the caller may see them', async (t) => {
   for (const status of STATUSES) {
-    t.same(listScope(null, status, undefined), status === 'published' ? { authorId: undefined } : null, `anonymous, ${status}`)
+    t.same(
+      listScope(null, status, undefined),
+      status === 'published' ? { authorId: undefined } : null,
+      `anonymous, ${status}`,
+    )
     t.same(listScope(admin, status, 'author'), { authorId: 'author' }, `admin, ${status}, any author's`)
     t.same(listScope(admin, status, undefined), { authorId: undefined }, `admin, ${status}, everyone's`)
   }
@@ -91,18 +112,29 @@ t.test('lists: unpublished posts only as far as the caller may see them', async 
   }
 })
 
-t.test('comments: seen with their post; edited by their author; deleted by it, the post author or an admin', async (t) => {
-  const commenter: Principal = { userId: 'commenter', role: 'user', sessionId: 's4' }
-  const comment = (status: (typeof STATUSES)[number]) => ({ authorId: 'commenter', post: post(status) })
-  for (const status of STATUSES) {
-    t.equal(canSeeComment(null, comment(status)), status === 'published', `anonymous, comment on a ${status} post`)
-    t.equal(canSeeComment(author, comment(status)), true, `the post's author, comment on a ${status} post`)
-  }
-  const may = { commenter, author, stranger, admin }
-  const EDIT = { commenter: true, author: false, stranger: false, admin: false }
-  const DELETE = { commenter: true, author: true, stranger: false, admin: true }
-  for (const [name, caller] of Object.entries(may) as [keyof typeof may, Principal][]) {
-    t.equal(canEditComment(caller, comment('published')), EDIT[name], `${name} ${EDIT[name] ? 'may' : 'may not'} edit the comment`)
-    t.equal(canDeleteComment(caller, comment('published')), DELETE[name], `${name} ${DELETE[name] ? 'may' : 'may not'} delete the comment`)
-  }
-})
+t.test(
+  'comments: seen with their post; edited by their author; deleted by it, the post author or an admin',
+  async (t) => {
+    const commenter: Principal = { userId: 'commenter', role: 'user', sessionId: 's4' }
+    const comment = (status: (typeof STATUSES)[number]) => ({ authorId: 'commenter', post: post(status) })
+    for (const status of STATUSES) {
+      t.equal(canSeeComment(null, comment(status)), status === 'published', `anonymous, comment on a ${status} post`)
+      t.equal(canSeeComment(author, comment(status)), true, `the post's author, comment on a ${status} post`)
+    }
+    const may = { commenter, author, stranger, admin }
+    const EDIT = { commenter: true, author: false, stranger: false, admin: false }
+    const DELETE = { commenter: true, author: true, stranger: false, admin: true }
+    for (const [name, caller] of Object.entries(may) as [keyof typeof may, Principal][]) {
+      t.equal(
+        canEditComment(caller, comment('published')),
+        EDIT[name],
+        `${name} ${EDIT[name] ? 'may' : 'may not'} edit the comment`,
+      )
+      t.equal(
+        canDeleteComment(caller, comment('published')),
+        DELETE[name],
+        `${name} ${DELETE[name] ? 'may' : 'may not'} delete the comment`,
+      )
+    }
+  },
+)

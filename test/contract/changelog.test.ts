@@ -27,10 +27,17 @@ released.forEach((version, index) => {
   t.test(`${version} has an entry that agrees with the breaking-change check`, async (t) => {
     const entry = entryOf(version)
     t.ok(entry, `a "## [${version}] - YYYY-MM-DD" heading`)
-    t.match(entry ?? '', new RegExp(`^\\n## \\[${version.replaceAll('.', '\\.')}\\] - \\d{4}-\\d{2}-\\d{2}\\n`), 'dated')
+    t.match(
+      entry ?? '',
+      new RegExp(`^\\n## \\[${version.replaceAll('.', '\\.')}\\] - \\d{4}-\\d{2}-\\d{2}\\n`),
+      'dated',
+    )
     t.match(changelog, `\n[${version}]: openapi/released/openapi-${version}.yaml`, 'linked to its document')
     if (index === 0) return
-    const verdict = judge(readYaml(`openapi/released/openapi-${released[index - 1]}.yaml`), readYaml(`openapi/released/openapi-${version}.yaml`))
+    const verdict = judge(
+      readYaml(`openapi/released/openapi-${released[index - 1]}.yaml`),
+      readYaml(`openapi/released/openapi-${version}.yaml`),
+    )
     t.ok(entry?.includes(`Breaking-change check: \`${verdict.lines[0]}\``), `quotes: ${verdict.lines[0]}`)
     for (const change of verdict.breaking) t.ok(entry?.includes(change), `lists the breaking change ${change}`)
   })

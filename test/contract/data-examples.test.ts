@@ -16,9 +16,16 @@ type Category = { name: string; slug: string; isDefault?: boolean }
 
 const spec = loadSpec() as unknown as Json
 const example = (name: string): Json => spec.components.examples[name].value
-const requestExample = (path: string, method: string, name: string): Json => spec.paths[path][method].requestBody.content['application/json'].examples[name].value
-const postExamples = [example('PostPublished').data, example('PostDraft').data, example('PostScheduled').data, ...example('PostListPage').data] as Json[]
-const namesAndSlugs = (categories: Category[]) => categories.map(({ name, slug, isDefault }) => ({ name, slug, ...(isDefault === undefined ? {} : { isDefault }) }))
+const requestExample = (path: string, method: string, name: string): Json =>
+  spec.paths[path][method].requestBody.content['application/json'].examples[name].value
+const postExamples = [
+  example('PostPublished').data,
+  example('PostDraft').data,
+  example('PostScheduled').data,
+  ...example('PostListPage').data,
+] as Json[]
+const namesAndSlugs = (categories: Category[]) =>
+  categories.map(({ name, slug, isDefault }) => ({ name, slug, ...(isDefault === undefined ? {} : { isDefault }) }))
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as Json
 /** Where a value's letters and digits are, not which they are: the form two tokens of one kind share. */
 const formOf = (value: string) => value.replace(/[A-Za-z0-9_-]/g, 'x')
@@ -32,30 +39,68 @@ t.test('examples against a fresh instance', async (t) => {
     const [installed] = (await get('/categories')).json().data as Category[]
     const listed = (example('CategoryListPage').data as Category[]).find((category) => category.isDefault)!
     t.same(namesAndSlugs([listed]), namesAndSlugs([installed!]), 'CategoryListPage')
-    t.same(namesAndSlugs(example('PostDraft').data.categories), namesAndSlugs([{ name: installed!.name, slug: installed!.slug }]), 'PostDraft')
+    t.same(
+      namesAndSlugs(example('PostDraft').data.categories),
+      namesAndSlugs([{ name: installed!.name, slug: installed!.slug }]),
+      'PostDraft',
+    )
   })
 
   t.test('categories made as the examples say are named, slugged and listed as they show', async (t) => {
-    const created = await app.inject({ method: 'POST', url: '/categories', headers: admin.auth, payload: requestExample('/categories', 'post', 'derivedSlug') })
-    t.same(namesAndSlugs([created.json().data]), namesAndSlugs([example('CategoryPhotography').data]), 'createCategory derives the slug')
+    const created = await app.inject({
+      method: 'POST',
+      url: '/categories',
+      headers: admin.auth,
+      payload: requestExample('/categories', 'post', 'derivedSlug'),
+    })
+    t.same(
+      namesAndSlugs([created.json().data]),
+      namesAndSlugs([example('CategoryPhotography').data]),
+      'createCategory derives the slug',
+    )
     for (const category of example('CategoryListPage').data as Category[]) {
       if (category.isDefault || category.name === created.json().data.name) continue
       await app.inject({ method: 'POST', url: '/categories', headers: admin.auth, payload: { name: category.name } })
     }
-    t.same(namesAndSlugs((await get('/categories')).json().data), namesAndSlugs(example('CategoryListPage').data), 'listCategories, by slug')
+    t.same(
+      namesAndSlugs((await get('/categories')).json().data),
+      namesAndSlugs(example('CategoryListPage').data),
+      'listCategories, by slug',
+    )
     const renamed = await app.inject({
       method: 'PATCH',
       url: `/categories/${created.json().data.id}`,
       headers: admin.auth,
       payload: requestExample('/categories/{id}', 'patch', 'rename'),
     })
-    t.same(namesAndSlugs([renamed.json().data]), namesAndSlugs([example('CategoryPhotographyRenamed').data]), 'updateCategory keeps the slug')
+    t.same(
+      namesAndSlugs([renamed.json().data]),
+      namesAndSlugs([example('CategoryPhotographyRenamed').data]),
+      'updateCategory keeps the slug',
+    )
   })
 
   t.test('a post written as the draft example is the PostDraft example', async (t) => {
     const written = await createPost(app, user, requestExample('/posts', 'post', 'draft'))
-    const deterministic = ({ title, body, excerpt, status, publishedAt, categories, thumbnail, commentCount }: Json) =>
-      ({ title, body, excerpt, status, publishedAt, categories: namesAndSlugs(categories), thumbnail, commentCount })
+    const deterministic = ({
+      title,
+      body,
+      excerpt,
+      status,
+      publishedAt,
+      categories,
+      thumbnail,
+      commentCount,
+    }: Json) => ({
+      title,
+      body,
+      excerpt,
+      status,
+      publishedAt,
+      categories: namesAndSlugs(categories),
+      thumbnail,
+      commentCount,
+    })
     t.same(deterministic(written), deterministic(example('PostDraft').data))
   })
 
@@ -69,7 +114,8 @@ t.test('examples against a fresh instance', async (t) => {
   t.test('a 3:2 photo gets the thumbnail sizes the examples show', async (t) => {
     const post = await createPost(app, user)
     const uploaded = (await uploadThumbnail(app, post.id, user.auth, await solidImage(1500, 1000, 'jpeg'))).json().data
-    const shape = (sizes: Json[]) => sizes.map(({ width, height, contentType, url }) => ({ width, height, contentType, url: formOf(url) }))
+    const shape = (sizes: Json[]) =>
+      sizes.map(({ width, height, contentType, url }) => ({ width, height, contentType, url: formOf(url) }))
     t.same(shape(uploaded.thumbnail.sizes), shape(example('PostPublished').data.thumbnail.sizes))
   })
 
@@ -94,31 +140,47 @@ t.test('examples against a fresh instance', async (t) => {
       ['/posts', example('PostListPage').meta.page.nextCursor, {}],
       ['/users', example('UserListPage').meta.page.nextCursor, admin.auth],
     ]
-    for (const [path, cursor, auth] of cursors) t.equal((await get(`${path}?cursor=${cursor}`, auth)).statusCode, 200, `${path} takes ${cursor}`)
+    for (const [path, cursor, auth] of cursors)
+      t.equal((await get(`${path}?cursor=${cursor}`, auth)).statusCode, 200, `${path} takes ${cursor}`)
   })
 
-  t.test('Try it out starts from no state: no example on an optional value that comes from an earlier answer', async (t) => {
-    // Swagger UI fills optional parameters with their examples: a cursor, or an ETag in If-Match,
-    // from the examples would page from nowhere or be refused 412 on the reader's own data.
-    const fromEarlierAnswers = /^(cursor|if-match|if-none-match)$/i
-    for (const [path, methods] of Object.entries(spec.paths)) {
-      for (const [method, operation] of Object.entries(methods as Record<string, { parameters?: { $ref?: string }[] }>)) {
-        for (const reference of operation.parameters ?? []) {
-          const parameter = reference.$ref ? spec.components.parameters[reference.$ref.split('/').pop()!] : reference
-          if (fromEarlierAnswers.test(parameter.name)) t.notOk(parameter.examples ?? parameter.example ?? parameter.schema?.examples, `${method} ${path}: ${parameter.name}`)
+  t.test(
+    'Try it out starts from no state: no example on an optional value that comes from an earlier answer',
+    async (t) => {
+      // Swagger UI fills optional parameters with their examples: a cursor, or an ETag in If-Match,
+      // from the examples would page from nowhere or be refused 412 on the reader's own data.
+      const fromEarlierAnswers = /^(cursor|if-match|if-none-match)$/i
+      for (const [path, methods] of Object.entries(spec.paths)) {
+        for (const [method, operation] of Object.entries(
+          methods as Record<string, { parameters?: { $ref?: string }[] }>,
+        )) {
+          for (const reference of operation.parameters ?? []) {
+            const parameter = reference.$ref ? spec.components.parameters[reference.$ref.split('/').pop()!] : reference
+            if (fromEarlierAnswers.test(parameter.name))
+              t.notOk(
+                parameter.examples ?? parameter.example ?? parameter.schema?.examples,
+                `${method} ${path}: ${parameter.name}`,
+              )
+          }
         }
       }
-    }
-  })
+    },
+  )
 
   t.test('ping and metrics show what they serve', async (t) => {
     t.equal((await get('/ping')).json().data.version, example('PingOk').data.version, 'the contract version')
     await get(`/posts/${(await createPost(app, user, { status: 'published' })).id}`) // the series the example shows
     const served = (await get('/metrics')).body.split('\n')
-    const shown = (spec.paths['/metrics'].get.responses['200'].content['text/plain'].examples.requests.value as string).trim().split('\n')
+    const shown = (spec.paths['/metrics'].get.responses['200'].content['text/plain'].examples.requests.value as string)
+      .trim()
+      .split('\n')
     for (const line of shown) {
       if (line.startsWith('#')) t.ok(served.includes(line), line)
-      else t.ok(served.some((real) => real.startsWith(line.slice(0, line.lastIndexOf(' ')))), `a series named as ${line}`)
+      else
+        t.ok(
+          served.some((real) => real.startsWith(line.slice(0, line.lastIndexOf(' ')))),
+          `a series named as ${line}`,
+        )
     }
   })
 })

@@ -15,12 +15,21 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
 function serviceSource(dir = SRC): string {
   return readdirSync(dir, { withFileTypes: true })
     .filter((entry) => !(entry.isDirectory() && entry.name === 'generated'))
-    .map((entry) => (entry.isDirectory() ? serviceSource(join(dir, entry.name)) : entry.name.endsWith('.ts') ? readFileSync(join(dir, entry.name), 'utf8') : ''))
+    .map((entry) =>
+      entry.isDirectory()
+        ? serviceSource(join(dir, entry.name))
+        : entry.name.endsWith('.ts')
+          ? readFileSync(join(dir, entry.name), 'utf8')
+          : '',
+    )
     .join('\n')
 }
 
 t.test('every listed error code is sent by the service, or documented as never sent', async (t) => {
-  const { enum: codes, description } = loadSpec().components.schemas.ErrorCode as { enum: string[]; description: string }
+  const { enum: codes, description } = loadSpec().components.schemas.ErrorCode as {
+    enum: string[]
+    description: string
+  }
   const source = serviceSource()
   for (const code of codes) {
     const sent = source.includes(`'${code}'`)

@@ -22,7 +22,14 @@ import { signToken } from '../helpers/tokens.ts'
 type ErrorBody = { code: string; message: string; details: unknown[] }
 type Replay = () => Promise<ErrorBody>
 
-const spec = loadSpec() as unknown as { components: { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { error: ErrorBody | null } }> }> }> } }
+const spec = loadSpec() as unknown as {
+  components: {
+    responses: Record<
+      string,
+      { content?: Record<string, { examples?: Record<string, { value: { error: ErrorBody | null } }> }> }
+    >
+  }
+}
 
 /** `Response.example` → the `error` of that example, for every error example in components.responses. */
 function errorExamples(): Map<string, ErrorBody> {
@@ -74,67 +81,150 @@ t.test('every error example in the spec is what the service answers', async (t) 
   const published = await createPost(app, user, { status: 'published' })
   const errorOf = async (request: InjectOptions) => (await app.inject(request)).json().error as ErrorBody
   const unknownId = randomUUID()
-  const upload = async (data: Buffer | string) => (await uploadThumbnail(app, draft.id, user.auth, data)).json().error as ErrorBody
-  const defaultCategory = await app.services.database.prisma.category.findFirstOrThrow({ where: { isDefault: true }, select: { id: true } })
+  const upload = async (data: Buffer | string) =>
+    (await uploadThumbnail(app, draft.id, user.auth, data)).json().error as ErrorBody
+  const defaultCategory = await app.services.database.prisma.category.findFirstOrThrow({
+    where: { isDefault: true },
+    select: { id: true },
+  })
 
   const replays: Record<string, Replay> = {
     'BadRequest.validationFailed': () =>
-      errorOf({ method: 'POST', url: '/register', payload: { email: 'alice.example.com', password: 'too-short', name: 'Alice Martin' } }),
+      errorOf({
+        method: 'POST',
+        url: '/register',
+        payload: { email: 'alice.example.com', password: 'too-short', name: 'Alice Martin' },
+      }),
     'BadRequest.unknownField': () =>
-      errorOf({ method: 'POST', url: '/posts', headers: user.auth, payload: { title: 'A title', body: 'A body.', authorId: unknownId } }),
+      errorOf({
+        method: 'POST',
+        url: '/posts',
+        headers: user.auth,
+        payload: { title: 'A title', body: 'A body.', authorId: unknownId },
+      }),
     'BadRequest.malformedJson': () =>
-      errorOf({ method: 'POST', url: '/login', headers: { 'content-type': 'application/json' }, payload: '{"email": "alice@example.com",' }),
-    'MalformedRequest.malformedRequest': () => rawExchange(port, 'GET /ping HTTP/1.1\r\nHost: localhost\r\nNot a header\r\n\r\n'),
-    'HeadersTooLarge.headersTooLarge': () => rawExchange(port, `GET /ping HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`),
+      errorOf({
+        method: 'POST',
+        url: '/login',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"email": "alice@example.com",',
+      }),
+    'MalformedRequest.malformedRequest': () =>
+      rawExchange(port, 'GET /ping HTTP/1.1\r\nHost: localhost\r\nNot a header\r\n\r\n'),
+    'HeadersTooLarge.headersTooLarge': () =>
+      rawExchange(port, `GET /ping HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`),
     'RequestTimeout.requestTimeout': async () => {
       // Node raises this after 30 s without the whole request; raised here at once, as Node raises it.
       const accepted = once(app.server, 'connection') as Promise<[Socket]>
       const answer = rawExchange(port, 'GET /ping HTTP/1.1\r\nHost: localhost\r\n')
       const [socket] = await accepted
-      app.server.emit('clientError', Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket)
+      app.server.emit(
+        'clientError',
+        Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+        socket,
+      )
       return answer
     },
     'Unauthorized.unauthenticated': () => errorOf({ method: 'GET', url: '/me' }),
     'Unauthorized.tokenExpired': () => {
       const past = Math.floor(Date.now() / 1000) - 3600
-      return errorOf({ method: 'GET', url: '/me', headers: { authorization: `Bearer ${signToken({ claims: { iat: past - 600, exp: past } })}` } })
+      return errorOf({
+        method: 'GET',
+        url: '/me',
+        headers: { authorization: `Bearer ${signToken({ claims: { iat: past - 600, exp: past } })}` },
+      })
     },
-    'Unauthorized.tokenInvalid': () => errorOf({ method: 'GET', url: '/me', headers: { authorization: 'Bearer not-a-token' } }),
+    'Unauthorized.tokenInvalid': () =>
+      errorOf({ method: 'GET', url: '/me', headers: { authorization: 'Bearer not-a-token' } }),
     'Unauthorized.sessionRevoked': async () => {
       const leaving = await registerUser(app)
       await app.inject({ method: 'POST', url: '/logout', headers: leaving.auth })
       return errorOf({ method: 'GET', url: '/me', headers: leaving.auth })
     },
-    'InvalidCredentials.invalidCredentials': () => errorOf({ method: 'POST', url: '/login', payload: { email: user.email, password: 'not-the-password' } }),
-    'RefreshTokenInvalid.refreshTokenInvalid': () => errorOf({ method: 'POST', url: '/refresh', payload: { refreshToken: 'XrCLzcvMrt4rq5jgf8V_NPM1qRkoqv5ZMU630nxylzs' } }),
+    'InvalidCredentials.invalidCredentials': () =>
+      errorOf({ method: 'POST', url: '/login', payload: { email: user.email, password: 'not-the-password' } }),
+    'RefreshTokenInvalid.refreshTokenInvalid': () =>
+      errorOf({
+        method: 'POST',
+        url: '/refresh',
+        payload: { refreshToken: 'XrCLzcvMrt4rq5jgf8V_NPM1qRkoqv5ZMU630nxylzs' },
+      }),
     'Forbidden.forbidden': () => errorOf({ method: 'GET', url: '/users', headers: user.auth }),
     'Forbidden.currentPasswordIncorrect': () =>
-      errorOf({ method: 'PATCH', url: '/me', headers: user.auth, payload: { currentPassword: 'not-the-password', password: 'purple-monkey-dishwasher-42' } }),
+      errorOf({
+        method: 'PATCH',
+        url: '/me',
+        headers: user.auth,
+        payload: { currentPassword: 'not-the-password', password: 'purple-monkey-dishwasher-42' },
+      }),
     'NotFound.postNotFound': () => errorOf({ method: 'GET', url: `/posts/${unknownId}` }),
-    'NotFound.commentNotFound': () => errorOf({ method: 'PATCH', url: `/comments/${unknownId}`, headers: user.auth, payload: { body: 'Reworded.' } }),
-    'NotFound.categoryNotFound': () => errorOf({ method: 'PATCH', url: `/categories/${unknownId}`, headers: admin.auth, payload: { name: 'Renamed' } }),
-    'NotFound.userNotFound': () => errorOf({ method: 'PATCH', url: `/users/${unknownId}`, headers: admin.auth, payload: { role: 'admin' } }),
+    'NotFound.commentNotFound': () =>
+      errorOf({ method: 'PATCH', url: `/comments/${unknownId}`, headers: user.auth, payload: { body: 'Reworded.' } }),
+    'NotFound.categoryNotFound': () =>
+      errorOf({ method: 'PATCH', url: `/categories/${unknownId}`, headers: admin.auth, payload: { name: 'Renamed' } }),
+    'NotFound.userNotFound': () =>
+      errorOf({ method: 'PATCH', url: `/users/${unknownId}`, headers: admin.auth, payload: { role: 'admin' } }),
     'NotFound.imageNotFound': () => errorOf({ method: 'GET', url: `/images/${'0'.repeat(64)}.webp` }),
-    'NotFound.thumbnailNotFound': () => errorOf({ method: 'DELETE', url: `/posts/${draft.id}/thumbnail`, headers: user.auth }),
-    'Conflict.emailTaken': () => errorOf({ method: 'POST', url: '/register', payload: { email: user.email, password: 'correct-horse-battery-staple', name: 'Alice Martin' } }),
+    'NotFound.thumbnailNotFound': () =>
+      errorOf({ method: 'DELETE', url: `/posts/${draft.id}/thumbnail`, headers: user.auth }),
+    'Conflict.emailTaken': () =>
+      errorOf({
+        method: 'POST',
+        url: '/register',
+        payload: { email: user.email, password: 'correct-horse-battery-staple', name: 'Alice Martin' },
+      }),
     'Conflict.categorySlugTaken': async () => {
       const slug = uniqueSlug()
       await createCategory(app, admin, { slug })
-      return errorOf({ method: 'POST', url: '/categories', headers: admin.auth, payload: { name: 'Photography', slug } })
+      return errorOf({
+        method: 'POST',
+        url: '/categories',
+        headers: admin.auth,
+        payload: { name: 'Photography', slug },
+      })
     },
-    'Conflict.categoryIsDefault': () => errorOf({ method: 'DELETE', url: `/categories/${defaultCategory.id}`, headers: admin.auth }),
-    'Conflict.postNotPublished': () => errorOf({ method: 'POST', url: `/posts/${draft.id}/comments`, headers: user.auth, payload: { body: 'First!' } }),
+    'Conflict.categoryIsDefault': () =>
+      errorOf({ method: 'DELETE', url: `/categories/${defaultCategory.id}`, headers: admin.auth }),
+    'Conflict.postNotPublished': () =>
+      errorOf({ method: 'POST', url: `/posts/${draft.id}/comments`, headers: user.auth, payload: { body: 'First!' } }),
     'PreconditionFailed.preconditionFailed': () =>
-      errorOf({ method: 'PATCH', url: `/posts/${draft.id}`, headers: { ...user.auth, 'if-match': '"an-older-version"' }, payload: { title: 'Retitled' } }),
-    'PayloadTooLarge.payloadTooLarge': () => errorOf({ method: 'POST', url: '/login', payload: { email: 'alice@example.com', password: 'a'.repeat(1_100_000) } }),
+      errorOf({
+        method: 'PATCH',
+        url: `/posts/${draft.id}`,
+        headers: { ...user.auth, 'if-match': '"an-older-version"' },
+        payload: { title: 'Retitled' },
+      }),
+    'PayloadTooLarge.payloadTooLarge': () =>
+      errorOf({
+        method: 'POST',
+        url: '/login',
+        payload: { email: 'alice@example.com', password: 'a'.repeat(1_100_000) },
+      }),
     'UnsupportedMediaType.unsupportedMediaType': () =>
-      errorOf({ method: 'POST', url: '/login', headers: { 'content-type': 'text/plain' }, payload: 'alice@example.com correct-horse-battery-staple' }),
+      errorOf({
+        method: 'POST',
+        url: '/login',
+        headers: { 'content-type': 'text/plain' },
+        payload: 'alice@example.com correct-horse-battery-staple',
+      }),
     'UnsupportedMediaType.imageUnsupportedType': () => upload('<svg xmlns="http://www.w3.org/2000/svg"/>'),
     'UnprocessableContent.categoryNotFound': () =>
-      errorOf({ method: 'POST', url: '/posts', headers: user.auth, payload: { title: 'A title', body: 'A body.', categoryIds: [defaultCategory.id, unknownId] } }),
+      errorOf({
+        method: 'POST',
+        url: '/posts',
+        headers: user.auth,
+        payload: { title: 'A title', body: 'A body.', categoryIds: [defaultCategory.id, unknownId] },
+      }),
     'UnprocessableContent.parentCommentInvalid': async () => {
-      const reply = await createComment(app, user, published.id, { parentId: (await createComment(app, user, published.id)).id })
-      return errorOf({ method: 'POST', url: `/posts/${published.id}/comments`, headers: user.auth, payload: { body: 'A reply to a reply.', parentId: reply.id } })
+      const reply = await createComment(app, user, published.id, {
+        parentId: (await createComment(app, user, published.id)).id,
+      })
+      return errorOf({
+        method: 'POST',
+        url: `/posts/${published.id}/comments`,
+        headers: user.auth,
+        payload: { body: 'A reply to a reply.', parentId: reply.id },
+      })
     },
     'UnprocessableContent.imageTooManyPixels': async () => upload(await pngClaiming(20_000, 20_000)),
     'UnprocessableContent.imageInvalid': async () => upload(await pngClaiming(640, 480)),
@@ -144,18 +234,24 @@ t.test('every error example in the spec is what the service answers', async (t) 
 
   // Answers only handlers that fail can give: one unfinished, one with a bug, one whose database
   // cannot serve now (PostgreSQL's cannot_connect_now, raised by the database itself).
-  const failing = await build(t, {}, {
-    internalErrorsExpected: true,
-    handlers: {
-      ...handlers,
-      ping: notImplemented('ping'),
-      getHealth: async () => Promise.reject(new Error('a bug')),
-      getMetrics: async (request) => {
-        await request.server.services.database.prisma.$executeRawUnsafe(`do $$ begin raise exception 'starting up' using errcode = '57P03'; end $$`)
-        return undefined
+  const failing = await build(
+    t,
+    {},
+    {
+      internalErrorsExpected: true,
+      handlers: {
+        ...handlers,
+        ping: notImplemented('ping'),
+        getHealth: async () => Promise.reject(new Error('a bug')),
+        getMetrics: async (request) => {
+          await request.server.services.database.prisma.$executeRawUnsafe(
+            `do $$ begin raise exception 'starting up' using errcode = '57P03'; end $$`,
+          )
+          return undefined
+        },
       },
     },
-  })
+  )
   const failed = async (url: string) => (await failing.inject({ method: 'GET', url })).json().error as ErrorBody
   replays['UnexpectedError.notImplemented'] = () => failed('/ping')
   replays['UnexpectedError.internalError'] = () => failed('/health')

@@ -16,9 +16,11 @@ t.test('every request and response example matches its schema', async (t) => {
   for (const { method, path, operation } of listOperations()) {
     const bodies: [string, Json][] = []
     const requestBody = operation.requestBody ? deref(operation.requestBody as Json) : undefined
-    for (const [type, media] of Object.entries((requestBody?.content ?? {}) as Record<string, Json>)) bodies.push([`request ${type}`, media])
+    for (const [type, media] of Object.entries((requestBody?.content ?? {}) as Record<string, Json>))
+      bodies.push([`request ${type}`, media])
     for (const [status, response] of Object.entries(operation.responses)) {
-      for (const [type, media] of Object.entries((deref(response as Json).content ?? {}) as Record<string, Json>)) bodies.push([`${status} ${type}`, media])
+      for (const [type, media] of Object.entries((deref(response as Json).content ?? {}) as Record<string, Json>))
+        bodies.push([`${status} ${type}`, media])
     }
     for (const [where, media] of bodies) {
       if (!media.schema) continue

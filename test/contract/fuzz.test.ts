@@ -36,7 +36,8 @@ interface Outcome {
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi
 
 function describe(plan: Plan, payload: string | Buffer | undefined) {
-  const body = payload === undefined ? 'no body' : `${payload.length} bytes ${JSON.stringify(payload.toString().slice(0, 160))}`
+  const body =
+    payload === undefined ? 'no body' : `${payload.length} bytes ${JSON.stringify(payload.toString().slice(0, 160))}`
   const token = plan.caller === 'token' ? ` (${String(plan.token).slice(0, 80)})` : ''
   return `${plan.method} ${urlOf(plan).slice(0, 200)} as ${plan.caller}${token} via ${plan.via} [${plan.label}] content-type ${JSON.stringify(plan.contentType)} ${body}`
 }
@@ -67,15 +68,22 @@ t.test('every operation, fuzzed from its own schemas: no 5xx, every answer in th
     try {
       const answer =
         plan.via === 'fetch' && !(payload !== undefined && ['GET', 'HEAD'].includes(plan.method))
-          ? checkedFetch(`${base}${url}`, { method: plan.method, headers, body: payload, signal: AbortSignal.timeout(HANG_GUARD_MS) }).then((response) => response.status)
+          ? checkedFetch(`${base}${url}`, {
+              method: plan.method,
+              headers,
+              body: payload,
+              signal: AbortSignal.timeout(HANG_GUARD_MS),
+            }).then((response) => response.status)
           : app.inject({ method: plan.method as 'GET', url, headers, payload }).then((response) => response.statusCode)
       const status = await Promise.race([answer, guard])
       // The app shares this process: a request that blocks the event loop delays the guard's timer too.
-      if (Date.now() - started > HANG_GUARD_MS) return { status, failure: `hang: answered ${status} after ${Date.now() - started} ms` }
+      if (Date.now() - started > HANG_GUARD_MS)
+        return { status, failure: `hang: answered ${status} after ${Date.now() - started} ms` }
       if (status >= 500) return { status, failure: `${status}` }
       return { status }
     } catch (error) {
-      if (error instanceof ContractViolation) return { failure: `contract: ${error.problems[0]!.replace(UUID, '{id}').slice(0, 200)}` }
+      if (error instanceof ContractViolation)
+        return { failure: `contract: ${error.problems[0]!.replace(UUID, '{id}').slice(0, 200)}` }
       const cause = (error as { cause?: { code?: string; message?: string } }).cause
       return { failure: `no answer: ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}` }
     } finally {
@@ -108,12 +116,19 @@ t.test('every operation, fuzzed from its own schemas: no 5xx, every answer in th
       const outcome = await send(plan, fixtures)
       sent++
       // A socket-level failure may come from what the request before it left on the connection.
-      if (outcome.failure?.startsWith('no answer') && previousFetch) outcome.failure += `; the real-port request before it: ${previousFetch.slice(0, 200)}`
+      if (outcome.failure?.startsWith('no answer') && previousFetch)
+        outcome.failure += `; the real-port request before it: ${previousFetch.slice(0, 200)}`
       if (plan.via === 'fetch') previousFetch = `${describe(plan, undefined)} → ${outcome.status ?? outcome.failure}`
       // Reported, not asserted: the slowest requests point at costs worth a look.
       const ms = Date.now() - requestStarted
       if (slowest.length < 3 || ms > slowest.at(-1)!.ms) {
-        slowest.push({ ms, example: describe(plan, plan.raw ?? (plan.json === undefined ? undefined : JSON.stringify(plan.json))).slice(0, 240) })
+        slowest.push({
+          ms,
+          example: describe(plan, plan.raw ?? (plan.json === undefined ? undefined : JSON.stringify(plan.json))).slice(
+            0,
+            240,
+          ),
+        })
         slowest.sort((a, b) => b.ms - a.ms).splice(3)
       }
       const key = `${entry.operation.operationId} ${outcome.status ?? 'none'}`
@@ -122,11 +137,18 @@ t.test('every operation, fuzzed from its own schemas: no 5xx, every answer in th
       const failure = `${entry.operation.operationId}: ${outcome.failure}`
       const seen = failures.get(failure)
       if (seen) seen.count++
-      else failures.set(failure, { count: 1, example: describe(plan, plan.raw ?? (plan.json === undefined ? undefined : JSON.stringify(plan.json))) })
+      else
+        failures.set(failure, {
+          count: 1,
+          example: describe(plan, plan.raw ?? (plan.json === undefined ? undefined : JSON.stringify(plan.json))),
+        })
     }
   }
-  t.comment(`${sent} requests in ${Math.round((Date.now() - started) / 1000)} s (${Math.round(fixturesMs / 1000)} s of it making fixtures); answers by operation and status: ${[...statuses].map(([key, count]) => `${key} ×${count}`).join(', ')}`)
+  t.comment(
+    `${sent} requests in ${Math.round((Date.now() - started) / 1000)} s (${Math.round(fixturesMs / 1000)} s of it making fixtures); answers by operation and status: ${[...statuses].map(([key, count]) => `${key} ×${count}`).join(', ')}`,
+  )
   t.comment(`slowest: ${slowest.map(({ ms, example }) => `${ms} ms: ${example}`).join(' | ')}`)
-  for (const [failure, { count, example }] of failures) t.fail(`${failure} (×${count}, FUZZ_SEED=${SEED}); e.g. ${example}`)
+  for (const [failure, { count, example }] of failures)
+    t.fail(`${failure} (×${count}, FUZZ_SEED=${SEED}); e.g. ${example}`)
   if (failures.size === 0) t.pass(`${sent} requests: no 5xx, no contract break, no hang`)
 })

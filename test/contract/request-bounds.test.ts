@@ -25,15 +25,25 @@ function reach(schema: Json, where: string, unbounded: string[]): Reach {
   const types = [node.type ?? []].flat() as string[]
   if (types.includes('object')) {
     if (node.additionalProperties !== false) unbounded.push(`${where}: object without additionalProperties: false`)
-    const members = Object.entries((node.properties ?? {}) as Record<string, Json>).map(([name, property]) => reach(property, `${where}/${name}`, unbounded))
-    return { entries: members.reduce((sum, member) => sum + 1 + member.entries, 0), depth: 1 + Math.max(0, ...members.map((member) => member.depth)) }
+    const members = Object.entries((node.properties ?? {}) as Record<string, Json>).map(([name, property]) =>
+      reach(property, `${where}/${name}`, unbounded),
+    )
+    return {
+      entries: members.reduce((sum, member) => sum + 1 + member.entries, 0),
+      depth: 1 + Math.max(0, ...members.map((member) => member.depth)),
+    }
   }
   if (types.includes('array')) {
     if (typeof node.maxItems !== 'number') unbounded.push(`${where}: array without maxItems`)
     const item = reach(node.items as Json, `${where}/items`, unbounded)
     return { entries: Number(node.maxItems ?? Infinity) * (1 + item.entries), depth: 1 + item.depth }
   }
-  if (types.includes('string') && typeof node.maxLength !== 'number' && node.enum === undefined && node.const === undefined) {
+  if (
+    types.includes('string') &&
+    typeof node.maxLength !== 'number' &&
+    node.enum === undefined &&
+    node.const === undefined
+  ) {
     unbounded.push(`${where}: string without maxLength`)
   }
   if (types.length === 0 && node.enum === undefined && node.const === undefined) unbounded.push(`${where}: no type`)
@@ -44,8 +54,12 @@ t.test('every JSON request body and parameter is bounded, within the parser’s 
   const unbounded: string[] = []
   let most: Reach & { where: string } = { entries: 0, depth: 0, where: '' }
   for (const { method, path, operation } of listOperations(spec)) {
-    const parameters = [...(((spec.paths[path] as Json).parameters ?? []) as Json[]), ...((operation.parameters ?? []) as Json[])]
-    for (const parameter of parameters.map(deref)) reach(parameter.schema as Json, `${method} ${path} ${String(parameter.in)} ${String(parameter.name)}`, unbounded)
+    const parameters = [
+      ...(((spec.paths[path] as Json).parameters ?? []) as Json[]),
+      ...((operation.parameters ?? []) as Json[]),
+    ]
+    for (const parameter of parameters.map(deref))
+      reach(parameter.schema as Json, `${method} ${path} ${String(parameter.in)} ${String(parameter.name)}`, unbounded)
     const body = operation.requestBody === undefined ? undefined : deref(operation.requestBody as Json)
     const json = (body?.content as Record<string, Json> | undefined)?.['application/json']
     if (json === undefined) continue

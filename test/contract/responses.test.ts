@@ -42,20 +42,40 @@ t.test('responses that break the contract fail the test that receives them', asy
   const app = await build(t, {}, { handlers: broken })
   const user = await registerUser(app)
 
-  await t.rejects(app.inject({ method: 'GET', url: '/ping' }), violation(/handler ping → 200 returned: \/data\/version must be string/), 'wrong type')
-  await t.rejects(app.inject({ method: 'GET', url: '/health' }), violation(/status 202 is not documented for getHealth/), 'undocumented status')
-  await t.rejects(app.inject({ method: 'GET', url: '/me', headers: user.auth }), violation(/\/data must have required property 'email'/), 'missing field')
+  await t.rejects(
+    app.inject({ method: 'GET', url: '/ping' }),
+    violation(/handler ping → 200 returned: \/data\/version must be string/),
+    'wrong type',
+  )
+  await t.rejects(
+    app.inject({ method: 'GET', url: '/health' }),
+    violation(/status 202 is not documented for getHealth/),
+    'undocumented status',
+  )
+  await t.rejects(
+    app.inject({ method: 'GET', url: '/me', headers: user.auth }),
+    violation(/\/data must have required property 'email'/),
+    'missing field',
+  )
   await t.rejects(
     app.inject({ method: 'PATCH', url: '/me', headers: user.auth, payload: { name: 'Renamed' } }),
     violation(/must NOT have additional properties .*passwordHash/),
     'undeclared field',
   )
-  await t.rejects(app.inject({ method: 'GET', url: '/categories' }), violation(/required header API-Version is missing/), 'missing header')
+  await t.rejects(
+    app.inject({ method: 'GET', url: '/categories' }),
+    violation(/required header API-Version is missing/),
+    'missing header',
+  )
 
   // The typed client's fetch, on a real port, is checked the same way.
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
-  await t.rejects(app.contractFetch()(`http://127.0.0.1:${port}/health`), violation(/status 202 is not documented for getHealth/), 'over fetch')
+  await t.rejects(
+    app.contractFetch()(`http://127.0.0.1:${port}/health`),
+    violation(/status 202 is not documented for getHealth/),
+    'over fetch',
+  )
 })
 
 t.test('responses that keep the contract pass: success, documented errors, unknown routes, no body', async (t) => {

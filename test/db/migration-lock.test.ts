@@ -10,12 +10,12 @@ import { createScratchDatabase } from '../helpers/postgres.ts'
 t.test('three instances migrating one fresh database at once', async (t) => {
   const url = await createScratchDatabase(t, 'migration_lock')
   const instances = await Promise.all(
-    [1, 2, 3].map(() => openDatabase({ databaseUrl: url, dataDir: null, databasePoolMax: 3, databaseTimeoutMs: 30_000 })),
+    [1, 2, 3].map(() =>
+      openDatabase({ databaseUrl: url, dataDir: null, databasePoolMax: 3, databaseTimeoutMs: 30_000 }),
+    ),
   )
   t.teardown(() => Promise.all(instances.map((database) => database.close())))
-  const results = await Promise.all(
-    instances.map((database) => database.withMigrationLock(applyMigrations)),
-  )
+  const results = await Promise.all(instances.map((database) => database.withMigrationLock(applyMigrations)))
   const folders = (await readdir(new URL('../../prisma/migrations/', import.meta.url), { withFileTypes: true }))
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
@@ -30,5 +30,10 @@ t.test('three apps starting together on one fresh database all start, with their
   for (const app of apps) t.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200)
   const queues = (await apps[0]!.services.queue.boss.getQueues()).map((queue) => queue.name)
   // pg-boss keeps queues of its own (the scheduler's `__pgboss__send-it`) beside ours.
-  t.same(queues.filter((name) => !name.startsWith('__pgboss__')).sort(), ['clean-up-accounts', 'publish-post', 'sweep-images', 'welcome-email'])
+  t.same(queues.filter((name) => !name.startsWith('__pgboss__')).sort(), [
+    'clean-up-accounts',
+    'publish-post',
+    'sweep-images',
+    'welcome-email',
+  ])
 })

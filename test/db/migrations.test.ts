@@ -28,7 +28,10 @@ type Query = (sql: string) => Promise<Record<string, unknown>[]>
 
 async function migrationFolders(dir = migrationsDir) {
   const entries = await readdir(dir, { withFileTypes: true })
-  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
 }
 
 async function addMigration(dir: string, name: string, sql: string) {

@@ -30,20 +30,32 @@ const UNAVAILABLE = {
   '57P05': 'idle_session_timeout',
 }
 /** Faults of ours or of the data: a 500, logged as errors. */
-const BUGS = { '22012': 'division_by_zero', '23514': 'check_violation', '42601': 'syntax_error', '58030': 'io_error', XX000: 'internal_error' }
+const BUGS = {
+  '22012': 'division_by_zero',
+  '23514': 'check_violation',
+  '42601': 'syntax_error',
+  '58030': 'io_error',
+  XX000: 'internal_error',
+}
 
 t.test('a database error is 503 when the database is not available now, 500 otherwise', async (t) => {
-  const app = await build(t, {}, {
-    internalErrorsExpected: true,
-    handlers: {
-      // Raises the SQLSTATE named in the request, in the database.
-      ping: async (request) => {
-        const code = String(request.headers['x-sqlstate']).replace(/[^0-9A-Z]/g, '')
-        await request.server.services.database.prisma.$executeRawUnsafe(`do $$ begin raise exception 'raised by the test' using errcode = '${code}'; end $$`)
-        return handlers.ping(request, undefined as never)
+  const app = await build(
+    t,
+    {},
+    {
+      internalErrorsExpected: true,
+      handlers: {
+        // Raises the SQLSTATE named in the request, in the database.
+        ping: async (request) => {
+          const code = String(request.headers['x-sqlstate']).replace(/[^0-9A-Z]/g, '')
+          await request.server.services.database.prisma.$executeRawUnsafe(
+            `do $$ begin raise exception 'raised by the test' using errcode = '${code}'; end $$`,
+          )
+          return handlers.ping(request, undefined as never)
+        },
       },
     },
-  })
+  )
   const raise = (code: string) => app.inject({ method: 'GET', url: '/ping', headers: { 'x-sqlstate': code } })
   for (const [code, name] of Object.entries(UNAVAILABLE)) {
     const response = await raise(code)
@@ -58,12 +70,18 @@ t.test('a database error is 503 when the database is not available now, 500 othe
   }
 })
 
-const skip = usingPostgres ? false : 'runs in the PostgreSQL run only (it starts a cluster of its own from the PostgreSQL binaries)'
+const skip = usingPostgres
+  ? false
+  : 'runs in the PostgreSQL run only (it starts a cluster of its own from the PostgreSQL binaries)'
 
 t.test('a database not accepting connections: 503 everywhere, its error text only in the log', { skip }, async (t) => {
   const postgres = await startPrivatePostgres(t)
   const lines: string[] = []
-  const app = await build(t, { DATABASE_URL: postgres.url, DATABASE_TIMEOUT_MS: '1000', LOG_LEVEL: 'warn' }, { logDestination: { write: (line) => lines.push(line) } })
+  const app = await build(
+    t,
+    { DATABASE_URL: postgres.url, DATABASE_TIMEOUT_MS: '1000', LOG_LEVEL: 'warn' },
+    { logDestination: { write: (line) => lines.push(line) } },
+  )
   // The operator's session, on another database of the cluster.
   const admin = new pg.Client({ connectionString: postgres.url.replace(/\/postgres$/, '/template1') })
   await admin.connect()
@@ -73,44 +91,68 @@ t.test('a database not accepting connections: 503 everywhere, its error text onl
 
   const health = await app.inject({ method: 'GET', url: '/health' })
   t.equal(health.statusCode, 503)
-  t.match(health.json(), { data: null, error: { code: 'SERVICE_UNAVAILABLE', details: [{ path: 'database', message: 'The database cannot be reached.' }] } })
+  t.match(health.json(), {
+    data: null,
+    error: { code: 'SERVICE_UNAVAILABLE', details: [{ path: 'database', message: 'The database cannot be reached.' }] },
+  })
   t.notMatch(health.body, /accepting|postgres|"x"|connections/, 'no driver text for anyone to read')
   t.equal(health.headers['retry-after'], '5')
   for (const request of [
     { method: 'GET' as const, url: `/posts/${randomUUID()}` },
-    { method: 'POST' as const, url: '/register', payload: { email: `${randomUUID()}@example.com`, password: 'a long enough password', name: 'During' } },
+    {
+      method: 'POST' as const,
+      url: '/register',
+      payload: { email: `${randomUUID()}@example.com`, password: 'a long enough password', name: 'During' },
+    },
   ]) {
     const response = await app.inject(request)
     t.equal(response.statusCode, 503, `${request.method} ${request.url}`)
     t.match(response.json(), { error: { code: 'SERVICE_UNAVAILABLE' } })
   }
-  t.ok(lines.some((line) => line.includes('is not currently accepting connections')), 'the reason is in the log')
+  t.ok(
+    lines.some((line) => line.includes('is not currently accepting connections')),
+    'the reason is in the log',
+  )
 
   await admin.query('alter database postgres allow_connections true')
-  t.ok(await eventually(async () => (await app.inject({ method: 'GET', url: '/health' })).statusCode === 200), 'back by itself')
+  t.ok(
+    await eventually(async () => (await app.inject({ method: 'GET', url: '/health' })).statusCode === 200),
+    'back by itself',
+  )
 })
 
 t.test('a transaction that cannot start in time (every connection busy in another) is 503, not 500', async (t) => {
-  const app = await build(t, { DATABASE_POOL_MAX: '2' }, {
-    handlers: {
-      // Waits at most 100 ms to start a transaction while the test holds the only one it may get.
-      ping: async (request) => {
-        await request.server.services.database.prisma.$transaction(async (tx) => tx.$queryRaw`select 1`, { maxWait: 100 })
-        return handlers.ping(request, undefined as never)
+  const app = await build(
+    t,
+    { DATABASE_POOL_MAX: '2' },
+    {
+      handlers: {
+        // Waits at most 100 ms to start a transaction while the test holds the only one it may get.
+        ping: async (request) => {
+          await request.server.services.database.prisma.$transaction(async (tx) => tx.$queryRaw`select 1`, {
+            maxWait: 100,
+          })
+          return handlers.ping(request, undefined as never)
+        },
       },
     },
-  })
+  )
   const { prisma } = app.services.database
   // PGlite has one connection; on PostgreSQL, hold both connections of the pool.
   const holders = usingPostgres ? 2 : 1
   let release!: () => void
   const released = new Promise<void>((resolve) => (release = resolve))
   let started = 0
-  const held = Array.from({ length: holders }, () => prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`select 1`
-    started++
-    await released
-  }, { maxWait: 30_000, timeout: 60_000 }))
+  const held = Array.from({ length: holders }, () =>
+    prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`select 1`
+        started++
+        await released
+      },
+      { maxWait: 30_000, timeout: 60_000 },
+    ),
+  )
   t.teardown(async () => {
     release()
     await Promise.all(held)

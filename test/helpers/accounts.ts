@@ -15,10 +15,21 @@ export const uniqueEmail = (label = 'user') => `${label}-${randomUUID()}@example
 
 export async function registerUser(app: FastifyInstance, label = 'user', email = uniqueEmail(label)): Promise<Account> {
   const password = `pw-${randomUUID()}`
-  const response = await app.inject({ method: 'POST', url: '/register', payload: { email, password, name: `Test ${label}` } })
+  const response = await app.inject({
+    method: 'POST',
+    url: '/register',
+    payload: { email, password, name: `Test ${label}` },
+  })
   if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`)
   const { data } = response.json()
-  return { id: data.user.id, email, password, accessToken: data.accessToken, refreshToken: data.refreshToken, auth: { authorization: `Bearer ${data.accessToken}` } }
+  return {
+    id: data.user.id,
+    email,
+    password,
+    accessToken: data.accessToken,
+    refreshToken: data.refreshToken,
+    auth: { authorization: `Bearer ${data.accessToken}` },
+  }
 }
 
 export async function login(app: FastifyInstance, email: string, password: string) {

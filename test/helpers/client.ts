@@ -17,7 +17,11 @@ export async function serve(t: Test) {
   const fetch = app.contractFetch()
   /** A client, signed in when given an access token. */
   const client = (accessToken?: string): ApiClient =>
-    createClient<paths>({ baseUrl, fetch, headers: accessToken === undefined ? {} : { authorization: `Bearer ${accessToken}` } })
+    createClient<paths>({
+      baseUrl,
+      fetch,
+      headers: accessToken === undefined ? {} : { authorization: `Bearer ${accessToken}` },
+    })
   return { app, client }
 }
 

@@ -39,11 +39,19 @@ export function watchContract(checker: ContractChecker = makeContractChecker()) 
 
     /** Replaces app.inject with one that checks each response before the test sees it. */
     inject(app: FastifyInstance) {
-      const inject = app.inject.bind(app) as (options: unknown) => Promise<Awaited<ReturnType<FastifyInstance['inject']>>>
+      const inject = app.inject.bind(app) as (
+        options: unknown,
+      ) => Promise<Awaited<ReturnType<FastifyInstance['inject']>>>
       const checked = async (options: unknown) => {
         const response = await inject(options)
         const { req } = response.raw
-        verify({ method: req.method ?? 'GET', url: req.url ?? '/', status: response.statusCode, headers: response.headers, body: response.rawPayload })
+        verify({
+          method: req.method ?? 'GET',
+          url: req.url ?? '/',
+          status: response.statusCode,
+          headers: response.headers,
+          body: response.rawPayload,
+        })
         return response
       }
       ;(app as { inject: unknown }).inject = checked
@@ -56,7 +64,13 @@ export function watchContract(checker: ContractChecker = makeContractChecker()) 
         const response = await base(request)
         const url = new URL(request.url)
         const body = Buffer.from(await response.clone().arrayBuffer())
-        verify({ method: request.method, url: url.pathname + url.search, status: response.status, headers: Object.fromEntries(response.headers), body })
+        verify({
+          method: request.method,
+          url: url.pathname + url.search,
+          status: response.status,
+          headers: Object.fromEntries(response.headers),
+          body,
+        })
         return response
       }
     },

@@ -26,7 +26,8 @@ export class ContractViolation extends Error {
 /** Paths served outside the contract: the contract itself and its HTML page. */
 const UNDOCUMENTED = /^\/(openapi\.json|docs)(\/|$)/
 
-const pathPattern = (path: string) => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`)
+const pathPattern = (path: string) =>
+  new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`)
 
 export interface CheckerOptions {
   /** A 500 is a bug, so it fails the test that met it, however well it keeps the envelope; only a test
@@ -43,13 +44,20 @@ export function makeContractChecker({ internalErrorsExpected = false }: CheckerO
 
   const schemaErrors = (where: string, schema: Json, value: unknown) => {
     const validate = compile(schema)
-    return validate(value) ? [] : (validate.errors ?? []).map((error) => `${where}: ${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`)
+    return validate(value)
+      ? []
+      : (validate.errors ?? []).map(
+          (error) => `${where}: ${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`,
+        )
   }
 
   /** The documented response for a status: its own entry, else `NXX`, else `default` for 5xx. */
   function responseFor(operation: OperationSpec, status: number): Json | undefined {
     const { responses } = operation as { responses: Record<string, Json> }
-    const listed = responses[String(status)] ?? responses[`${Math.floor(status / 100)}XX`] ?? (status >= 500 ? responses.default : undefined)
+    const listed =
+      responses[String(status)] ??
+      responses[`${Math.floor(status / 100)}XX`] ??
+      (status >= 500 ? responses.default : undefined)
     return listed && deref(listed)
   }
 
@@ -71,11 +79,17 @@ export function makeContractChecker({ internalErrorsExpected = false }: CheckerO
 
   function checkBody(where: string, method: string, content: Record<string, Json> | undefined, seen: SeenResponse) {
     if (content === undefined || method === 'HEAD') {
-      return seen.body.length > 0 && method !== 'HEAD' ? [`${where}: documented without a body, but sent ${seen.body.length} bytes`] : []
+      return seen.body.length > 0 && method !== 'HEAD'
+        ? [`${where}: documented without a body, but sent ${seen.body.length} bytes`]
+        : []
     }
-    const mediaType = String(seen.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+    const mediaType = String(seen.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase()
     const media = content[mediaType]
-    if (media === undefined) return [`${where}: content type "${mediaType}" is not documented (${Object.keys(content).join(', ')})`]
+    if (media === undefined)
+      return [`${where}: content type "${mediaType}" is not documented (${Object.keys(content).join(', ')})`]
     // Binary bodies (image bytes) are checked by content type only.
     if (mediaType !== 'application/json') return []
     let body: unknown
@@ -93,9 +107,13 @@ export function makeContractChecker({ internalErrorsExpected = false }: CheckerO
     const path = seen.url.split('?', 1)[0]!
     if (UNDOCUMENTED.test(path)) return []
     if (seen.status === 500 && !internalErrorsExpected) {
-      return [`${method} ${path} → 500: an internal error is a bug (the server's log says which); body ${seen.body.toString('utf8').slice(0, 300)}`]
+      return [
+        `${method} ${path} → 500: an internal error is a bug (the server's log says which); body ${seen.body.toString('utf8').slice(0, 300)}`,
+      ]
     }
-    const route = routes.find((entry) => entry.method === (method === 'HEAD' ? 'GET' : method) && entry.pattern.test(path))
+    const route = routes.find(
+      (entry) => entry.method === (method === 'HEAD' ? 'GET' : method) && entry.pattern.test(path),
+    )
     const where = `${method} ${path} → ${seen.status}${route ? ` (${route.operation.operationId})` : ''}`
     if (!route) {
       // A CORS preflight is the browser's protocol (the Fetch standard), answered by @fastify/cors
@@ -119,7 +137,8 @@ export function makeContractChecker({ internalErrorsExpected = false }: CheckerO
   function checkHandlerResult(operationId: string, status: number, value: unknown): string[] {
     const operation = byOperationId.get(operationId)
     if (operation === undefined || value === undefined || Buffer.isBuffer(value)) return []
-    const schema = ((responseFor(operation, status)?.content ?? {}) as Record<string, Json>)['application/json']?.schema as Json | undefined
+    const schema = ((responseFor(operation, status)?.content ?? {}) as Record<string, Json>)['application/json']
+      ?.schema as Json | undefined
     const where = `handler ${operationId} → ${status}`
     if (schema === undefined) return [`${where}: returned a JSON body where the spec documents none`]
     // What JSON would carry (Dates become strings), as the serializer sees it. A string is JSON

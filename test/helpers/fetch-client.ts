@@ -2,7 +2,11 @@
 // stdin) one after another with Node's fetch, and prints what each received (JSON on stdout).
 import type { FetchCase, FetchResult } from './fetch-process.ts'
 
-function bodyOf(spec: FetchCase['body']): { body: RequestInit['body']; headers: Record<string, string>; duplex?: 'half' } {
+function bodyOf(spec: FetchCase['body']): {
+  body: RequestInit['body']
+  headers: Record<string, string>
+  duplex?: 'half'
+} {
   const bytes = Buffer.alloc(spec.size, 0xab)
   if (spec.kind === 'blob') return { body: new Blob([bytes], { type: spec.type }), headers: {} }
   const form = new FormData()
@@ -16,12 +20,22 @@ function bodyOf(spec: FetchCase['body']): { body: RequestInit['body']; headers: 
 async function perform(request: FetchCase): Promise<FetchResult> {
   const { body, headers, duplex } = bodyOf(request.body)
   try {
-    const response = await fetch(request.url, { method: request.method, headers: { ...request.headers, ...headers }, body, ...(duplex ? { duplex } : {}) } as RequestInit)
+    const response = await fetch(request.url, {
+      method: request.method,
+      headers: { ...request.headers, ...headers },
+      body,
+      ...(duplex ? { duplex } : {}),
+    } as RequestInit)
     const text = Buffer.from(await response.arrayBuffer()).toString('base64')
     return { status: response.status, headers: Object.fromEntries(response.headers), body: text, error: null }
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    return { status: null, headers: {}, body: '', error: `${(error as Error).message}: ${cause?.code ?? cause?.message ?? 'no cause'}` }
+    return {
+      status: null,
+      headers: {},
+      body: '',
+      error: `${(error as Error).message}: ${cause?.code ?? cause?.message ?? 'no cause'}`,
+    }
   }
 }
 

@@ -30,8 +30,11 @@ const CLIENT = fileURLToPath(new URL('./fetch-client.ts', import.meta.url))
 
 export async function fetchFromAnotherProcess(requests: FetchCase[]): Promise<FetchResult[]> {
   const output = await new Promise<string>((resolve, reject) => {
-    const child = execFile(process.execPath, ['--import=tsx', CLIENT], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    const child = execFile(
+      process.execPath,
+      ['--import=tsx', CLIENT],
+      { maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
     )
     child.stdin!.end(JSON.stringify(requests))
   })
@@ -40,7 +43,13 @@ export async function fetchFromAnotherProcess(requests: FetchCase[]): Promise<Fe
   results.forEach((result, index) => {
     if (result.status === null) return
     const url = new URL(requests[index]!.url)
-    const problems = checker.checkResponse({ method: requests[index]!.method, url: url.pathname + url.search, status: result.status, headers: result.headers, body: Buffer.from(result.body, 'base64') })
+    const problems = checker.checkResponse({
+      method: requests[index]!.method,
+      url: url.pathname + url.search,
+      status: result.status,
+      headers: result.headers,
+      body: Buffer.from(result.body, 'base64'),
+    })
     if (problems.length > 0) throw new ContractViolation(problems)
   })
   return results

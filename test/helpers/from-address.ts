@@ -10,19 +10,24 @@ export function fetchFrom(localAddress: string): typeof fetch {
     const request = new Request(input, init)
     const body = request.body === null ? undefined : Buffer.from(await request.arrayBuffer())
     return new Promise<Response>((resolve, reject) => {
-      const outgoing = httpRequest(request.url, { method: request.method, headers: Object.fromEntries(request.headers), localAddress, agent: false }, (incoming) => {
-        const chunks: Buffer[] = []
-        incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
-        incoming.on('end', () => {
-          const headers = new Headers()
-          for (const [name, value] of Object.entries(incoming.headers)) {
-            for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, one)
-          }
-          const status = incoming.statusCode ?? 500
-          resolve(new Response([204, 205, 304].includes(status) ? null : Buffer.concat(chunks), { status, headers }))
-        })
-        incoming.on('error', reject)
-      })
+      const outgoing = httpRequest(
+        request.url,
+        { method: request.method, headers: Object.fromEntries(request.headers), localAddress, agent: false },
+        (incoming) => {
+          const chunks: Buffer[] = []
+          incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
+          incoming.on('end', () => {
+            const headers = new Headers()
+            for (const [name, value] of Object.entries(incoming.headers)) {
+              for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value])
+                headers.append(name, one)
+            }
+            const status = incoming.statusCode ?? 500
+            resolve(new Response([204, 205, 304].includes(status) ? null : Buffer.concat(chunks), { status, headers }))
+          })
+          incoming.on('error', reject)
+        },
+      )
       outgoing.on('error', reject)
       outgoing.end(body)
     })

@@ -23,7 +23,11 @@ async function nextCursor(app: FastifyInstance, url: string, headers: Record<str
 }
 
 export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Promise<Fixtures> {
-  const [author, other, admin] = await Promise.all([registerUser(app, 'fuzz-author'), registerUser(app, 'fuzz-other'), registerAdmin(app)])
+  const [author, other, admin] = await Promise.all([
+    registerUser(app, 'fuzz-author'),
+    registerUser(app, 'fuzz-other'),
+    registerAdmin(app),
+  ])
   const [category, published, draft, scheduled, othersPost] = await Promise.all([
     createCategory(app, admin),
     createPost(app, author, { status: 'published' }),
@@ -34,20 +38,34 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
   const [comment, withThumbnail, etags] = await Promise.all([
     createComment(app, other, published.id),
     uploadThumbnail(app, published.id, author.auth, images[0]!),
-    Promise.all([othersPost.id, draft.id].map(async (id) => String((await app.inject({ method: 'GET', url: `/posts/${id}`, headers: admin.auth })).headers.etag))),
+    Promise.all(
+      [othersPost.id, draft.id].map(async (id) =>
+        String((await app.inject({ method: 'GET', url: `/posts/${id}`, headers: admin.auth })).headers.etag),
+      ),
+    ),
   ])
   const [reply, categories, ...cursors] = await Promise.all([
     createComment(app, author, published.id, { parentId: comment.id }),
-    app.inject({ method: 'GET', url: '/categories?limit=100' }).then((response) => response.json().data as { id: string; slug: string }[]),
+    app
+      .inject({ method: 'GET', url: '/categories?limit=100' })
+      .then((response) => response.json().data as { id: string; slug: string }[]),
     nextCursor(app, '/posts?limit=1'),
     nextCursor(app, '/categories?limit=1'),
     nextCursor(app, '/users?limit=1', admin.auth),
     nextCursor(app, `/posts/${published.id}/comments?limit=1`),
   ])
-  const imageKeys = (withThumbnail.json().data.thumbnail?.sizes ?? []).map((size: { url: string }) => size.url.slice('/images/'.length))
+  const imageKeys = (withThumbnail.json().data.thumbnail?.sizes ?? []).map((size: { url: string }) =>
+    size.url.slice('/images/'.length),
+  )
   const accounts = [author, other, admin]
   const postIds = [published.id, draft.id, scheduled.id, othersPost.id]
-  const categoryIds = [category.id, ...categories.map((entry) => entry.id).filter((id) => id !== category.id).slice(0, 5)]
+  const categoryIds = [
+    category.id,
+    ...categories
+      .map((entry) => entry.id)
+      .filter((id) => id !== category.id)
+      .slice(0, 5),
+  ]
   return {
     accounts: { author, other, admin },
     hints: {
@@ -72,14 +90,23 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
 }
 
 /** Small images that decode, one per accepted format. */
-export const decodableImages = () => Promise.all([solidImage(64, 48, 'jpeg'), solidImage(40, 40, 'png'), solidImage(300, 20, 'webp'), solidImage(8, 8, 'gif'), solidImage(16, 16, 'avif')])
+export const decodableImages = () =>
+  Promise.all([
+    solidImage(64, 48, 'jpeg'),
+    solidImage(40, 40, 'png'),
+    solidImage(300, 20, 'webp'),
+    solidImage(8, 8, 'gif'),
+    solidImage(16, 16, 'avif'),
+  ])
 
 /**
  * Files to be refused or processed at a bounded cost: headers that lie about their size, a thin
  * image, SVG, a polyglot, text.
  */
 export async function refusableFiles(): Promise<Buffer[]> {
-  const thin = await sharp({ create: { width: 1, height: 200_000, channels: 3, background: '#000' } }).png().toBuffer()
+  const thin = await sharp({ create: { width: 1, height: 200_000, channels: 3, background: '#000' } })
+    .png()
+    .toBuffer()
   return [
     await pngClaiming(100_000, 100_000),
     await pngClaiming(1, 40_000_000),

@@ -11,22 +11,66 @@ export type Hints = Record<string, readonly string[]>
 const text = (schema: Json, key: string) => schema[key] as number | undefined
 
 /** Repeated Markdown and HTML openers: quadratic for a backtracking regex or a naive tokenizer. */
-const OPENERS = ['![', '[', '`', '*', '_', '<', '(', '](', '<!--', '~', '#', '> ', '\\', '|', ':', '-', '&', '[a](', '**_']
+const OPENERS = [
+  '![',
+  '[',
+  '`',
+  '*',
+  '_',
+  '<',
+  '(',
+  '](',
+  '<!--',
+  '~',
+  '#',
+  '> ',
+  '\\',
+  '|',
+  ':',
+  '-',
+  '&',
+  '[a](',
+  '**_',
+]
 
 const fill = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n)
 
 /** Markdown openers repeated up to `maxLength` characters: valid, and the worst case for a scanner. */
 export const pathologicalText = (maxLength: number) =>
-  fc.tuple(fc.constantFrom(...OPENERS), fc.constantFrom(maxLength, Math.ceil(maxLength / 2), Math.min(maxLength, 1_000))).map(([unit, n]) => fill(unit, n))
+  fc
+    .tuple(
+      fc.constantFrom(...OPENERS),
+      fc.constantFrom(maxLength, Math.ceil(maxLength / 2), Math.min(maxLength, 1_000)),
+    )
+    .map(([unit, n]) => fill(unit, n))
 
 export function hostileString(maxLength = 100_000): fc.Arbitrary<string> {
   // At the schema's limit (a body of 100 000 characters) or a little past it.
   const length = fc.constantFrom(1, 100, 1_000, maxLength, maxLength + 1).map((n) => Math.max(1, Math.min(n, 100_001)))
   return fc.oneof(
     fc.tuple(fc.constantFrom(...OPENERS), length).map(([unit, n]) => fill(unit, n)),
-    fc.tuple(fc.constantFrom('\u200b', '\u200d', '\ufeff', '\u00a0', ' ', '\t', '\n', '\r\n', '\u2028'), length).map(([unit, n]) => fill(unit, n)),
-    fc.tuple(fc.constantFrom('😀', '👩‍👩‍👧', 'e\u0301', '\u202e', 'ß', 'İ', '\ud800', '\udfff'), length).map(([unit, n]) => fill(unit, n)),
-    fc.constantFrom('\u0000', 'a\u0000b', "'; drop table posts; --", '%00', '../../etc/passwd', '${jndi:x}', '{{7*7}}', '<script>alert(1)</script>', '__proto__', 'constructor', 'null', '-1', '1e400', 'NaN'),
+    fc
+      .tuple(fc.constantFrom('\u200b', '\u200d', '\ufeff', '\u00a0', ' ', '\t', '\n', '\r\n', '\u2028'), length)
+      .map(([unit, n]) => fill(unit, n)),
+    fc
+      .tuple(fc.constantFrom('😀', '👩‍👩‍👧', 'e\u0301', '\u202e', 'ß', 'İ', '\ud800', '\udfff'), length)
+      .map(([unit, n]) => fill(unit, n)),
+    fc.constantFrom(
+      '\u0000',
+      'a\u0000b',
+      "'; drop table posts; --",
+      '%00',
+      '../../etc/passwd',
+      '${jndi:x}',
+      '{{7*7}}',
+      '<script>alert(1)</script>',
+      '__proto__',
+      'constructor',
+      'null',
+      '-1',
+      '1e400',
+      'NaN',
+    ),
     fc.string({ unit: 'binary', maxLength: 50 }),
   )
 }
@@ -37,10 +81,12 @@ export function wrongFor(schema: Json): fc.Arbitrary<unknown> {
   const types = Array.isArray(type) ? type : [type]
   const others: fc.Arbitrary<unknown>[] = []
   if (!types.includes('string')) others.push(fc.string({ maxLength: 20 }))
-  if (!types.includes('integer') && !types.includes('number')) others.push(fc.oneof(fc.integer(), fc.double({ noNaN: true })))
+  if (!types.includes('integer') && !types.includes('number'))
+    others.push(fc.oneof(fc.integer(), fc.double({ noNaN: true })))
   if (!types.includes('boolean')) others.push(fc.boolean())
   if (!types.includes('null')) others.push(fc.constant(null))
-  if (!types.includes('object')) others.push(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }))
+  if (!types.includes('object'))
+    others.push(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }))
   if (!types.includes('array')) others.push(fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }))
   return others.length > 0 ? fc.oneof(...others) : fc.jsonValue({ maxDepth: 2 })
 }
@@ -49,7 +95,9 @@ export function wrongFor(schema: Json): fc.Arbitrary<unknown> {
 export function makeValid(deref: (node: Json) => Json, hints: Hints) {
   const hinted = (name: string, base: fc.Arbitrary<unknown>) => {
     const known = hints[name] ?? []
-    return known.length > 0 ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: base }) : base
+    return known.length > 0
+      ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: base })
+      : base
   }
 
   function stringOf(schema: Json): fc.Arbitrary<string> {
@@ -59,13 +107,19 @@ export function makeValid(deref: (node: Json) => Json, hints: Hints) {
     if (schema.format === 'uuid') return fc.uuid()
     if (schema.format === 'email') return fc.emailAddress().filter(fits)
     if (schema.format === 'date-time') {
-      return fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString())
+      return fc
+        .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true })
+        .map((date) => date.toISOString())
     }
     if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern as string)).filter(fits)
     // Mostly short (fast-check's size keeps lengths small); long text fields (post bodies) are
     // now and then filled with what is worst for a Markdown scanner.
-    const plain = fc.oneof(fc.string({ minLength, maxLength }), fc.string({ unit: 'grapheme', minLength, maxLength })).filter(fits)
-    return maxLength >= 1_000 ? fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: pathologicalText(maxLength) }) : plain
+    const plain = fc
+      .oneof(fc.string({ minLength, maxLength }), fc.string({ unit: 'grapheme', minLength, maxLength }))
+      .filter(fits)
+    return maxLength >= 1_000
+      ? fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: pathologicalText(maxLength) })
+      : plain
   }
 
   function valid(node: Json, name = ''): fc.Arbitrary<unknown> {
@@ -73,7 +127,8 @@ export function makeValid(deref: (node: Json) => Json, hints: Hints) {
     if ('const' in schema) return fc.constant(schema.const)
     if (Array.isArray(schema.enum)) return hinted(name, fc.constantFrom(...(schema.enum as unknown[])))
     if (Array.isArray(schema.anyOf)) return fc.oneof(...(schema.anyOf as Json[]).map((branch) => valid(branch, name)))
-    if (Array.isArray(schema.type)) return fc.oneof(...(schema.type as string[]).map((type) => valid({ ...schema, type }, name)))
+    if (Array.isArray(schema.type))
+      return fc.oneof(...(schema.type as string[]).map((type) => valid({ ...schema, type }, name)))
     switch (schema.type) {
       case 'null':
         return fc.constant(null)
@@ -98,7 +153,10 @@ export function makeValid(deref: (node: Json) => Json, hints: Hints) {
   function objectOf(schema: Json): fc.Arbitrary<Record<string, unknown>> {
     const properties = (schema.properties ?? {}) as Record<string, Json>
     const required = (schema.required ?? []) as string[]
-    const record = fc.record(Object.fromEntries(Object.entries(properties).map(([key, property]) => [key, valid(property, key)])), { requiredKeys: required })
+    const record = fc.record(
+      Object.fromEntries(Object.entries(properties).map(([key, property]) => [key, valid(property, key)])),
+      { requiredKeys: required },
+    )
     const minProperties = text(schema, 'minProperties') ?? 0
     return record.filter((value) => Object.keys(value).length >= minProperties)
   }

@@ -11,7 +11,7 @@ export const HOSTILE_BODIES: Record<string, string> = {
   'empty links without end': fill('[]('),
   'links without end': fill('[a]('),
   'images without end': fill('![a]('),
-  'backticks': fill('`'),
+  backticks: fill('`'),
   'unclosed fences': fill('```') + 'x',
   'fences with text': fill('```a'),
   'emphasis runs': fill('*_'),

@@ -5,8 +5,15 @@ import type { FastifyInstance } from 'fastify'
 import sharp from 'sharp'
 
 /** A plain image of one colour in the given format. */
-export function solidImage(width: number, height: number, format: 'jpeg' | 'png' | 'webp' | 'gif' | 'avif' | 'tiff', colour = '#3366cc') {
-  return sharp({ create: { width, height, channels: 3, background: colour } }).toFormat(format).toBuffer()
+export function solidImage(
+  width: number,
+  height: number,
+  format: 'jpeg' | 'png' | 'webp' | 'gif' | 'avif' | 'tiff',
+  colour = '#3366cc',
+) {
+  return sharp({ create: { width, height, channels: 3, background: colour } })
+    .toFormat(format)
+    .toBuffer()
 }
 
 /**
@@ -17,7 +24,14 @@ export function jpegWithGps(width: number, height: number) {
   return sharp({ create: { width, height, channels: 3, background: '#c04020' } })
     .jpeg()
     .withMetadata({ orientation: 6 })
-    .withExifMerge({ IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2964/100', GPSLongitudeRef: 'E', GPSLongitude: '2/1 17/1 4044/100' } })
+    .withExifMerge({
+      IFD3: {
+        GPSLatitudeRef: 'N',
+        GPSLatitude: '48/1 51/1 2964/100',
+        GPSLongitudeRef: 'E',
+        GPSLongitude: '2/1 17/1 4044/100',
+      },
+    })
     .toBuffer()
 }
 
@@ -49,7 +63,9 @@ export function multipartBody(parts: Part[]) {
   for (const part of parts) {
     const filename = part.filename === undefined ? '' : `; filename="${part.filename}"`
     const type = part.contentType === undefined ? '' : `Content-Type: ${part.contentType}\r\n`
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"${filename}\r\n${type}\r\n`))
+    chunks.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"${filename}\r\n${type}\r\n`),
+    )
     chunks.push(Buffer.from(part.data), Buffer.from('\r\n'))
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`))
@@ -64,12 +80,20 @@ export function uploadThumbnail(
   data: Buffer | string,
   file: { filename?: string; contentType?: string } = {},
 ) {
-  const body = multipartBody([{ name: 'file', data, filename: file.filename ?? 'photo.jpg', contentType: file.contentType ?? 'image/jpeg' }])
-  return app.inject({ method: 'PUT', url: `/posts/${postId}/thumbnail`, headers: { ...headers, 'content-type': body.contentType }, payload: body.payload })
+  const body = multipartBody([
+    { name: 'file', data, filename: file.filename ?? 'photo.jpg', contentType: file.contentType ?? 'image/jpeg' },
+  ])
+  return app.inject({
+    method: 'PUT',
+    url: `/posts/${postId}/thumbnail`,
+    headers: { ...headers, 'content-type': body.contentType },
+    payload: body.payload,
+  })
 }
 
 /** The keys a post's thumbnail uses, from its URLs. */
-export const keysOf = (post: { thumbnail: { sizes: { url: string }[] } | null }) => (post.thumbnail?.sizes ?? []).map((size) => size.url.slice('/images/'.length))
+export const keysOf = (post: { thumbnail: { sizes: { url: string }[] } | null }) =>
+  (post.thumbnail?.sizes ?? []).map((size) => size.url.slice('/images/'.length))
 
 /** Polls until `check` holds, for at most `timeoutMs`; returns whether it did. */
 export async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000, everyMs = 250): Promise<boolean> {

@@ -9,8 +9,17 @@ export interface CreatedPost {
   [key: string]: unknown
 }
 
-export async function createPost(app: FastifyInstance, author: Account, payload: Record<string, unknown> = {}): Promise<CreatedPost> {
-  const response = await app.inject({ method: 'POST', url: '/posts', headers: author.auth, payload: { title: 'A title', body: 'Some **Markdown** body.', ...payload } })
+export async function createPost(
+  app: FastifyInstance,
+  author: Account,
+  payload: Record<string, unknown> = {},
+): Promise<CreatedPost> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/posts',
+    headers: author.auth,
+    payload: { title: 'A title', body: 'Some **Markdown** body.', ...payload },
+  })
   if (response.statusCode !== 201) throw new Error(`createPost: ${response.statusCode} ${response.body}`)
   return response.json().data
 }

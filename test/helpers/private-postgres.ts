@@ -41,7 +41,12 @@ export async function startPrivatePostgres(t: Test): Promise<PrivatePostgres> {
   if (bin === null) throw new Error('PostgreSQL server binaries not found (install postgresql, or set PG_BIN)')
   const asRoot = process.getuid?.() === 0
   const root = mkdtempSync(join(tmpdir(), 'blog-pg-'))
-  if (asRoot) chownSync(root, Number((await run('id', ['-u', 'postgres'])).stdout), Number((await run('id', ['-g', 'postgres'])).stdout))
+  if (asRoot)
+    chownSync(
+      root,
+      Number((await run('id', ['-u', 'postgres'])).stdout),
+      Number((await run('id', ['-g', 'postgres'])).stdout),
+    )
   const pg = (tool: string, args: string[]) =>
     asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]) : run(join(bin, tool), args)
   const data = join(root, 'data')

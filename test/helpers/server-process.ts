@@ -12,7 +12,10 @@ export interface ServerProcess {
 }
 
 /** `command` is how the process is started: by default node itself, as `npm start` ends up doing. */
-export async function startServer(env: Record<string, string | undefined>, command = [process.execPath, '--import=tsx', 'src/server.ts']): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string | undefined>,
+  command = [process.execPath, '--import=tsx', 'src/server.ts'],
+): Promise<ServerProcess> {
   const child = spawn(command[0]!, command.slice(1), {
     env: {
       ...process.env,

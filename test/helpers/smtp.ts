@@ -40,7 +40,10 @@ export async function startSmtpServer() {
       stream.on('end', () => {
         const deliver = () => {
           if (closed.has(session.id)) return
-          received.push({ to: session.envelope.rcptTo.map((a) => a.address.toLowerCase()), raw: Buffer.concat(chunks).toString() })
+          received.push({
+            to: session.envelope.rcptTo.map((a) => a.address.toLowerCase()),
+            raw: Buffer.concat(chunks).toString(),
+          })
           callback()
         }
         if (!state.holdReplies) return deliver()

@@ -15,7 +15,8 @@ export interface SpecSchemas {
 }
 
 // Schemas reference each other as `#/components/schemas/X`; registered once as `spec#/$defs/X`.
-const pointAtDefs = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"spec#/$defs/'))
+const pointAtDefs = (schema: unknown) =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"spec#/$defs/'))
 
 export function specSchemas(spec: OpenApiDocument = loadSpec()): SpecSchemas {
   const ajv = new Ajv2020({ strict: true, allErrors: true, keywords: ['xml', 'externalDocs'] })
@@ -27,7 +28,10 @@ export function specSchemas(spec: OpenApiDocument = loadSpec()): SpecSchemas {
     deref(node) {
       const ref = node.$ref as string | undefined
       if (!ref) return node
-      return ref.slice(2).split('/').reduce<Json>((at, key) => at[key] as Json, spec as unknown as Json)
+      return ref
+        .slice(2)
+        .split('/')
+        .reduce<Json>((at, key) => at[key] as Json, spec as unknown as Json)
     },
     compile(schema) {
       const key = JSON.stringify(schema)

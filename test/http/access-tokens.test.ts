@@ -6,7 +6,8 @@ import { build } from '../helpers/build.ts'
 import { registerUser } from '../helpers/accounts.ts'
 import { signToken } from '../helpers/tokens.ts'
 
-const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
+const claimsOf = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
 
 t.test('access tokens', async (t) => {
   const app = await build(t)
@@ -79,7 +80,11 @@ t.test('access tokens', async (t) => {
       t.equal(response.json().error.code, 'TOKEN_INVALID')
     }
     // Another scheme, however close to Bearer, carries no access token: as if none was sent.
-    for (const otherScheme of [`Bearer${user.accessToken}`, `Bearers ${user.accessToken}`, `Basic ${user.accessToken}`]) {
+    for (const otherScheme of [
+      `Bearer${user.accessToken}`,
+      `Bearers ${user.accessToken}`,
+      `Basic ${user.accessToken}`,
+    ]) {
       const response = await me(otherScheme)
       t.equal(response.statusCode, 401, JSON.stringify(otherScheme.slice(0, 12)))
       t.equal(response.json().error.code, 'UNAUTHENTICATED')

@@ -13,7 +13,11 @@ t.test('API answers carry security headers and forbid loading anything', async (
     t.equal(response.headers['x-content-type-options'], 'nosniff')
     t.equal(response.headers['x-frame-options'], 'SAMEORIGIN')
     t.match(response.headers['strict-transport-security'], /max-age=\d+/)
-    t.equal(response.headers['cross-origin-resource-policy'], 'cross-origin', 'images may be shown by front ends elsewhere')
+    t.equal(
+      response.headers['cross-origin-resource-policy'],
+      'cross-origin',
+      'images may be shown by front ends elsewhere',
+    )
   }
 })
 
@@ -26,7 +30,10 @@ t.test('/docs gets a CSP that allows its own scripts and styles, inline ones by 
   t.match(csp, /style-src 'self'/)
   t.notMatch(csp, /upgrade-insecure-requests/, 'works over plain HTTP too')
   for (const [, body] of page.body.matchAll(/<script>([\s\S]*?)<\/script>/g)) {
-    t.ok(csp.includes(`'sha256-${createHash('sha256').update(body!).digest('base64')}'`), 'each inline script is allowed by its hash')
+    t.ok(
+      csp.includes(`'sha256-${createHash('sha256').update(body!).digest('base64')}'`),
+      'each inline script is allowed by its hash',
+    )
   }
   const sources = [...page.body.matchAll(/(?:src|href)="\.?\/?([^"]+\.(?:js|css))"/g)].map((match) => match[1]!)
   t.ok(sources.length > 0, 'the page loads scripts and styles')
@@ -41,7 +48,11 @@ t.test('CORS: only configured origins, preflight included; none when not configu
   const preflight = await app.inject({
     method: 'OPTIONS',
     url: '/posts',
-    headers: { origin: 'https://blog.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+    headers: {
+      origin: 'https://blog.example.com',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type',
+    },
   })
   t.equal(preflight.statusCode, 204)
   t.equal(preflight.headers['access-control-allow-origin'], 'https://blog.example.com')
@@ -64,7 +75,8 @@ t.test('CORS exposes every response header the spec documents, and the request i
   const collect = (node: unknown): void => {
     if (node === null || typeof node !== 'object') return
     for (const [key, value] of Object.entries(node)) {
-      if (key === 'headers' && value !== null && typeof value === 'object') for (const name of Object.keys(value)) documented.add(name.toLowerCase())
+      if (key === 'headers' && value !== null && typeof value === 'object')
+        for (const name of Object.keys(value)) documented.add(name.toLowerCase())
       collect(value)
     }
   }
@@ -72,11 +84,22 @@ t.test('CORS exposes every response header the spec documents, and the request i
   collect(spec.paths)
   collect(spec.components.responses)
   // Browsers always let a page read these (the CORS-safelisted response headers).
-  for (const safelisted of ['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma']) documented.delete(safelisted)
+  for (const safelisted of [
+    'cache-control',
+    'content-language',
+    'content-length',
+    'content-type',
+    'expires',
+    'last-modified',
+    'pragma',
+  ])
+    documented.delete(safelisted)
   t.ok(documented.has('api-version') && documented.has('retry-after'), 'the spec documents API-Version and Retry-After')
 
   const app = await build(t, { CORS_ORIGINS: 'https://blog.example.com' })
   const answer = await app.inject({ method: 'GET', url: '/ping', headers: { origin: 'https://blog.example.com' } })
-  const exposed = String(answer.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/)
+  const exposed = String(answer.headers['access-control-expose-headers'])
+    .toLowerCase()
+    .split(/\s*,\s*/)
   for (const name of [...documented, 'x-request-id']) t.ok(exposed.includes(name), `${name} is exposed`)
 })

@@ -40,7 +40,12 @@ async function pipeline(port: number, raw: string): Promise<string[]> {
 function seen(method: string, url: string, answer: string): SeenResponse {
   const [head = '', body = ''] = answer.split('\r\n\r\n', 2)
   const [statusLine = '', ...fields] = head.split('\r\n')
-  const headers = Object.fromEntries(fields.map((field) => [field.slice(0, field.indexOf(':')).toLowerCase(), field.slice(field.indexOf(':') + 1).trim()]))
+  const headers = Object.fromEntries(
+    fields.map((field) => [
+      field.slice(0, field.indexOf(':')).toLowerCase(),
+      field.slice(field.indexOf(':') + 1).trim(),
+    ]),
+  )
   return { method, url, status: Number(statusLine.split(' ')[1]), headers, body: Buffer.from(body, 'latin1') }
 }
 
@@ -52,13 +57,21 @@ function assertEnvelope(t: Test, answer: string, status: number, code: string) {
   t.match(head, new RegExp(`\\r\\napi-version: ${loadSpec().info.version.replaceAll('.', '\\.')}\\r\\n`, 'i'))
   const length = /\r\ncontent-length: (\d+)/i.exec(head)
   t.equal(Number(length?.[1]), Buffer.byteLength(body, 'latin1'), 'Content-Length is the body')
-  const parsed = JSON.parse(body) as { data: unknown; error: { code: string; message: string; details: unknown[] }; meta: { requestId: string } }
+  const parsed = JSON.parse(body) as {
+    data: unknown
+    error: { code: string; message: string; details: unknown[] }
+    meta: { requestId: string }
+  }
   t.same(Object.keys(parsed).sort(), ['data', 'error', 'meta'])
   t.equal(parsed.data, null)
   t.equal(parsed.error.code, code)
   t.ok(documentedCodes.has(code), `${code} is documented`)
   t.same(parsed.error.details, [])
-  t.equal(/\r\nx-request-id: ([^\r]+)/i.exec(head)?.[1], parsed.meta.requestId, 'the request id, in the header and the body')
+  t.equal(
+    /\r\nx-request-id: ([^\r]+)/i.exec(head)?.[1],
+    parsed.meta.requestId,
+    'the request id, in the header and the body',
+  )
 }
 
 t.test('errors of the HTTP parser come out in the envelope', async (t) => {
@@ -78,12 +91,35 @@ t.test('errors of the HTTP parser come out in the envelope', async (t) => {
 
   t.test('bytes that are not HTTP → 400 MALFORMED_REQUEST', async (t) => {
     assertEnvelope(t, await exchange(port, 'HELLO\r\n\r\n'), 400, 'MALFORMED_REQUEST')
-    assertEnvelope(t, await exchange(port, 'GET /ping HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'), 400, 'MALFORMED_REQUEST')
-    assertEnvelope(t, await exchange(port, 'GET /ping HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'), 400, 'MALFORMED_REQUEST')
+    assertEnvelope(
+      t,
+      await exchange(port, 'GET /ping HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'),
+      400,
+      'MALFORMED_REQUEST',
+    )
+    assertEnvelope(
+      t,
+      await exchange(port, 'GET /ping HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'),
+      400,
+      'MALFORMED_REQUEST',
+    )
     // Chunk extensions over Node's 16 KiB: broken framing, on any operation (a GET may carry a body too).
     const extensions = `1;a=${'b'.repeat(20_000)}\r\n{\r\n`
-    assertEnvelope(t, await exchange(port, `POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${extensions}`), 400, 'MALFORMED_REQUEST')
-    assertEnvelope(t, await exchange(port, `GET /ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${extensions}`), 400, 'MALFORMED_REQUEST')
+    assertEnvelope(
+      t,
+      await exchange(
+        port,
+        `POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${extensions}`,
+      ),
+      400,
+      'MALFORMED_REQUEST',
+    )
+    assertEnvelope(
+      t,
+      await exchange(port, `GET /ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${extensions}`),
+      400,
+      'MALFORMED_REQUEST',
+    )
   })
 
   // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused 400; HTTP/1.0 had no such header.
@@ -100,7 +136,11 @@ t.test('errors of the HTTP parser come out in the envelope', async (t) => {
   })
 
   t.test('after an answered request on the same connection: the refusal still comes as an answer', async (t) => {
-    const answer = await exchange(port, 'GET /ping HTTP/1.1\r\nHost: x\r\n\r\n', `GET /ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
+    const answer = await exchange(
+      port,
+      'GET /ping HTTP/1.1\r\nHost: x\r\n\r\n',
+      `GET /ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    )
     const second = answer.slice(answer.indexOf('HTTP/1.1', 1))
     t.match(answer, /^HTTP\/1\.1 200 /, 'the first request answered')
     assertEnvelope(t, second, 431, 'HEADERS_TOO_LARGE')
@@ -111,7 +151,11 @@ t.test('errors of the HTTP parser come out in the envelope', async (t) => {
     const accepted = once(app.server, 'connection') as Promise<[import('node:net').Socket]>
     const answer = exchange(port, 'GET /ping HTTP/1.1\r\nHost: x\r\n')
     const [socket] = await accepted
-    app.server.emit('clientError', Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket)
+    app.server.emit(
+      'clientError',
+      Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+      socket,
+    )
     return answer
   }
 
@@ -125,12 +169,16 @@ t.test('errors of the HTTP parser come out in the envelope', async (t) => {
       'no Host (400)': await exchange(port, 'GET /ping HTTP/1.1\r\nConnection: close\r\n\r\n'),
       'not HTTP (400)': await exchange(port, 'HELLO\r\n\r\n'),
       'not in time (408)': await timedOut(),
-      'header too large (431)': await exchange(port, `GET /ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+      'header too large (431)': await exchange(
+        port,
+        `GET /ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      ),
     }
     const checker = makeContractChecker()
     for (const { method, path, operation } of listOperations()) {
       const url = path.replace(/\{[^}]+\}/g, '0192f7c4-5a2b-7c3d-8e4f-123456789abc')
-      for (const [name, answer] of Object.entries(answers)) t.same(checker.checkResponse(seen(method, url, answer)), [], `${operation.operationId}: ${name}`)
+      for (const [name, answer] of Object.entries(answers))
+        t.same(checker.checkResponse(seen(method, url, answer)), [], `${operation.operationId}: ${name}`)
     }
   })
 
@@ -143,29 +191,54 @@ t.test('errors of the HTTP parser come out in the envelope', async (t) => {
 
   // HTTP/1.1 answers are matched to requests by their order: a refusal must not take the place of
   // the answer to a request sent before it on the same connection, whose handler may still run.
-  t.test('pipelined after a request still being served: that request is answered first, then the refusal', async (t) => {
-    const author = await registerUser(app, 'pipeline')
-    const post = await createPost(app, author)
-    const answers = await pipeline(port, `DELETE /posts/${post.id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${author.accessToken}\r\n\r\nHELLO\r\n\r\n`)
-    t.equal(answers.length, 2, 'two answers for two requests')
-    t.match(answers[0], /^HTTP\/1\.1 204 /, 'the DELETE answered')
-    assertEnvelope(t, answers[1] ?? '', 400, 'MALFORMED_REQUEST')
-    t.equal((await app.inject({ method: 'GET', url: `/posts/${post.id}`, headers: author.auth })).statusCode, 404, 'and carried out')
+  t.test(
+    'pipelined after a request still being served: that request is answered first, then the refusal',
+    async (t) => {
+      const author = await registerUser(app, 'pipeline')
+      const post = await createPost(app, author)
+      const answers = await pipeline(
+        port,
+        `DELETE /posts/${post.id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${author.accessToken}\r\n\r\nHELLO\r\n\r\n`,
+      )
+      t.equal(answers.length, 2, 'two answers for two requests')
+      t.match(answers[0], /^HTTP\/1\.1 204 /, 'the DELETE answered')
+      assertEnvelope(t, answers[1] ?? '', 400, 'MALFORMED_REQUEST')
+      t.equal(
+        (await app.inject({ method: 'GET', url: `/posts/${post.id}`, headers: author.auth })).statusCode,
+        404,
+        'and carried out',
+      )
 
-    const big = await pipeline(port, `GET /ping HTTP/1.1\r\nHost: x\r\n\r\nGET /ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17_000)}\r\n\r\n`)
-    t.equal(big.length, 2, 'two answers for two requests')
-    t.match(big[0], /^HTTP\/1\.1 200 .*\r\n\r\n\{"data":\{/s, 'the ping answered')
-    assertEnvelope(t, big[1] ?? '', 431, 'HEADERS_TOO_LARGE')
+      const big = await pipeline(
+        port,
+        `GET /ping HTTP/1.1\r\nHost: x\r\n\r\nGET /ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17_000)}\r\n\r\n`,
+      )
+      t.equal(big.length, 2, 'two answers for two requests')
+      t.match(big[0], /^HTTP\/1\.1 200 .*\r\n\r\n\{"data":\{/s, 'the ping answered')
+      assertEnvelope(t, big[1] ?? '', 431, 'HEADERS_TOO_LARGE')
 
-    const three = await pipeline(port, 'GET /ping HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\nHELLO\r\n\r\n')
-    t.same(three.map((answer) => answer.slice(0, 12)), ['HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 400'], 'every answer, in order')
-    assertEnvelope(t, three[2] ?? '', 400, 'MALFORMED_REQUEST')
+      const three = await pipeline(
+        port,
+        'GET /ping HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\nHELLO\r\n\r\n',
+      )
+      t.same(
+        three.map((answer) => answer.slice(0, 12)),
+        ['HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 400'],
+        'every answer, in order',
+      )
+      assertEnvelope(t, three[2] ?? '', 400, 'MALFORMED_REQUEST')
 
-    // Broken in its body: that request, already handed to its handler, is the one refused.
-    const chunked = 'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n'
-    assertEnvelope(t, (await pipeline(port, chunked)).join(''), 400, 'MALFORMED_REQUEST')
-    const afterPing = await pipeline(port, `GET /ping HTTP/1.1\r\nHost: x\r\n\r\n${chunked}`)
-    t.same(afterPing.map((answer) => answer.slice(0, 12)), ['HTTP/1.1 200', 'HTTP/1.1 400'], 'the ping, then the refusal')
-    assertEnvelope(t, afterPing[1] ?? '', 400, 'MALFORMED_REQUEST')
-  })
+      // Broken in its body: that request, already handed to its handler, is the one refused.
+      const chunked =
+        'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n'
+      assertEnvelope(t, (await pipeline(port, chunked)).join(''), 400, 'MALFORMED_REQUEST')
+      const afterPing = await pipeline(port, `GET /ping HTTP/1.1\r\nHost: x\r\n\r\n${chunked}`)
+      t.same(
+        afterPing.map((answer) => answer.slice(0, 12)),
+        ['HTTP/1.1 200', 'HTTP/1.1 400'],
+        'the ping, then the refusal',
+      )
+      assertEnvelope(t, afterPing[1] ?? '', 400, 'MALFORMED_REQUEST')
+    },
+  )
 })

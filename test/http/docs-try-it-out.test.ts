@@ -67,7 +67,10 @@ t.test('Try it out on /docs calls the origin the page was loaded from, signed in
       // Strict still: the page may call its own origin only, and never evaluate strings as code.
       const csp = cspDirectives(response?.headers()['content-security-policy'] ?? '')
       t.same(csp.get('connect-src') ?? csp.get('default-src'), ["'self'"], 'calls go to the page origin only')
-      t.notOk([...csp.values()].flat().some((source) => source.includes('*')), 'no wildcard source')
+      t.notOk(
+        [...csp.values()].flat().some((source) => source.includes('*')),
+        'no wildcard source',
+      )
       t.notOk([...csp.values()].flat().includes("'unsafe-eval'"), "no 'unsafe-eval'")
 
       await authorize(page, account.accessToken)

@@ -16,10 +16,22 @@ t.test('requests, latency, queues, pool and process, in the Prometheus text form
   t.match(response.headers['content-type'], /^text\/plain; version=0\.0\.4/)
   t.equal(response.headers['cache-control'], 'no-store')
   const text = response.body
-  t.match(text, /^http_requests_total\{operation="ping",method="GET",status="200"\} 2$/m, 'requests by operationId, method and status')
+  t.match(
+    text,
+    /^http_requests_total\{operation="ping",method="GET",status="200"\} 2$/m,
+    'requests by operationId, method and status',
+  )
   t.match(text, /^http_requests_total\{operation="getPost",method="GET",status="404"\} 1$/m)
-  t.match(text, /^http_requests_total\{operation="unmatched",method="GET",status="404"\} 1$/m, 'unknown URLs share one label')
-  t.match(text, /^http_request_duration_seconds_bucket\{le="0\.1",operation="ping"\} \d+$/m, 'a latency histogram by operationId')
+  t.match(
+    text,
+    /^http_requests_total\{operation="unmatched",method="GET",status="404"\} 1$/m,
+    'unknown URLs share one label',
+  )
+  t.match(
+    text,
+    /^http_request_duration_seconds_bucket\{le="0\.1",operation="ping"\} \d+$/m,
+    'a latency histogram by operationId',
+  )
   t.match(text, /^http_request_duration_seconds_count\{operation="ping"\} 2$/m)
   t.match(text, /^blog_queue_jobs\{queue="welcome-email"\} \d+$/m, 'queue depth')
   t.match(text, /^blog_db_pool_connections\{state="total"\} \d+$/m, 'database pool')

@@ -11,7 +11,11 @@ const spec = loadSpec()
 const requiringBodies = Object.entries(spec.paths).flatMap(([path, methods]) =>
   Object.entries(methods ?? {})
     .filter(([, operation]) => (operation as { requestBody?: { required?: boolean } }).requestBody?.required === true)
-    .map(([method, operation]) => ({ method: method.toUpperCase(), path, operationId: (operation as { operationId: string }).operationId })),
+    .map(([method, operation]) => ({
+      method: method.toUpperCase(),
+      path,
+      operationId: (operation as { operationId: string }).operationId,
+    })),
 )
 
 t.test('no body and no Content-Type: 400 VALIDATION_FAILED naming the body; a body without a type: 415', async (t) => {
@@ -29,7 +33,11 @@ t.test('no body and no Content-Type: 400 VALIDATION_FAILED naming the body; a bo
     const empty = await fetch(url, { method, headers })
     const refusal = (await empty.json()) as { error: { code: string; details: { path: string; code?: string }[] } }
     t.equal(empty.status, 400, `${operationId} without a body`)
-    t.match(refusal.error, { code: 'VALIDATION_FAILED', details: [{ path: '/body', code: 'required' }] }, `${operationId}: the body is named`)
+    t.match(
+      refusal.error,
+      { code: 'VALIDATION_FAILED', details: [{ path: '/body', code: 'required' }] },
+      `${operationId}: the body is named`,
+    )
     // A Blob without a type makes fetch send the bytes with no Content-Type at all.
     const untyped = await fetch(url, { method, headers, body: new Blob(['{"a":1}']) })
     t.equal(untyped.status, 415, `${operationId} with an untyped body`)

@@ -10,13 +10,18 @@ import { build } from '../helpers/build.ts'
 const STILL_OPEN: string[] = []
 
 t.test('every operationId in the spec has a handler, and every handler an operation', async (t) => {
-  const specIds = listOperations().map((entry) => entry.operation.operationId).sort()
+  const specIds = listOperations()
+    .map((entry) => entry.operation.operationId)
+    .sort()
   t.same(Object.keys(handlers).sort(), specIds)
   t.equal(new Set(specIds).size, specIds.length, 'operationIds are unique')
 })
 
 t.test('the operations still answering 501 NOT_IMPLEMENTED are exactly the open ones', async (t) => {
-  const open = Object.entries(handlers).filter(([, handler]) => isNotImplemented(handler)).map(([id]) => id).sort()
+  const open = Object.entries(handlers)
+    .filter(([, handler]) => isNotImplemented(handler))
+    .map(([id]) => id)
+    .sort()
   t.same(open, STILL_OPEN)
 })
 
@@ -25,7 +30,11 @@ t.test('an open operation answers 501 in the envelope over HTTP', async (t) => {
   const app = await build(t, {}, { handlers: { getImage: notImplemented('getImage') } })
   const response = await app.inject({ method: 'GET', url: `/images/${'a'.repeat(64)}.webp` })
   t.equal(response.statusCode, 501)
-  t.match(response.json(), { data: null, error: { code: 'NOT_IMPLEMENTED', message: /getImage/ }, meta: { requestId: String } })
+  t.match(response.json(), {
+    data: null,
+    error: { code: 'NOT_IMPLEMENTED', message: /getImage/ },
+    meta: { requestId: String },
+  })
 })
 
 t.test('every operation has a tag, a summary, a description and its own security', async (t) => {

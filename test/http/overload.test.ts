@@ -12,7 +12,11 @@ import type { OperationHandler } from '../../src/http/operations.ts'
 const busyHealth: OperationHandler<'getHealth'> = async (request) => {
   const until = Date.now() + 250
   while (Date.now() < until);
-  return success(request, { status: 'ok' as const, database: { status: 'up' as const, latencyMs: 0 }, queue: { status: 'up' as const } })
+  return success(request, {
+    status: 'ok' as const,
+    database: { status: 'up' as const, latencyMs: 0 },
+    queue: { status: 'up' as const },
+  })
 }
 
 t.test('a lagging event loop gets 503 SERVICE_UNAVAILABLE with Retry-After, then recovers', async (t) => {
@@ -32,14 +36,25 @@ t.test('a lagging event loop gets 503 SERVICE_UNAVAILABLE with Retry-After, then
       const ping = await app.inject({ method: 'GET', url: '/ping' })
       if (ping.statusCode !== 503) continue
       overloaded = true
-      t.match(ping.json(), { data: null, error: { code: 'SERVICE_UNAVAILABLE', details: [{ path: 'server' }] }, meta: { requestId: String } }, 'in the envelope')
+      t.match(
+        ping.json(),
+        {
+          data: null,
+          error: { code: 'SERVICE_UNAVAILABLE', details: [{ path: 'server' }] },
+          meta: { requestId: String },
+        },
+        'in the envelope',
+      )
       t.equal(ping.headers['retry-after'], '5')
       const metrics = await app.inject({ method: 'GET', url: '/metrics' })
       t.equal(metrics.statusCode, 200, '/metrics still answers, so the lag can be seen')
     }
   }
   t.ok(overloaded, 'the lag was detected and answered 503')
-  t.ok(await eventually(async () => (await app.inject({ method: 'GET', url: '/ping' })).statusCode === 200), 'and once the loop is idle again, requests are served')
+  t.ok(
+    await eventually(async () => (await app.inject({ method: 'GET', url: '/ping' })).statusCode === 200),
+    'and once the loop is idle again, requests are served',
+  )
 })
 
 t.test('EVENT_LOOP_MAX_DELAY_MS=0 turns the check off', async (t) => {

@@ -38,32 +38,72 @@ t.test('every 401 says how to authenticate', async (t) => {
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
   const past = Math.floor(Date.now() / 1000) - 3600
 
-  t.same(await challenge('/me'), { status: 401, code: 'UNAUTHENTICATED', challenge: 'Bearer' }, 'no credentials: the scheme, no error')
   t.same(
-    await challenge('/posts', { method: 'POST', headers: json, body: JSON.stringify({ title: 'A title', body: 'A body.' }) }),
+    await challenge('/me'),
+    { status: 401, code: 'UNAUTHENTICATED', challenge: 'Bearer' },
+    'no credentials: the scheme, no error',
+  )
+  t.same(
+    await challenge('/posts', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ title: 'A title', body: 'A body.' }),
+    }),
     { status: 401, code: 'UNAUTHENTICATED', challenge: 'Bearer' },
     'no credentials on a write',
   )
   // Another scheme carries no access token (RFC 6750 §3.1): as if nothing had been sent.
   const basic = { authorization: `Basic ${Buffer.from(`${user.email}:${user.password}`).toString('base64')}` }
-  t.same(await challenge('/me', { headers: basic }), { status: 401, code: 'UNAUTHENTICATED', challenge: 'Bearer' }, 'Basic credentials: the scheme, no error')
-  t.same(await challenge('/me', { headers: { authorization: 'Digest username="x"' } }), { status: 401, code: 'UNAUTHENTICATED', challenge: 'Bearer' }, 'Digest')
-  t.equal((await fetch(`${base}/posts`, { headers: basic })).status, 200, 'Basic credentials where anonymous callers are welcome: anonymous')
+  t.same(
+    await challenge('/me', { headers: basic }),
+    { status: 401, code: 'UNAUTHENTICATED', challenge: 'Bearer' },
+    'Basic credentials: the scheme, no error',
+  )
+  t.same(
+    await challenge('/me', { headers: { authorization: 'Digest username="x"' } }),
+    { status: 401, code: 'UNAUTHENTICATED', challenge: 'Bearer' },
+    'Digest',
+  )
+  t.equal(
+    (await fetch(`${base}/posts`, { headers: basic })).status,
+    200,
+    'Basic credentials where anonymous callers are welcome: anonymous',
+  )
   const invalidToken = (code: string) => ({ status: 401, code, challenge: 'Bearer error="invalid_token"' })
   t.same(await challenge('/me', { headers: bearer('not-a-token') }), invalidToken('TOKEN_INVALID'), 'a malformed token')
-  t.same(await challenge('/me', { headers: bearer(signToken({ claims: { iat: past - 600, exp: past } })) }), invalidToken('TOKEN_EXPIRED'), 'an expired token')
-  t.same(await challenge('/posts', { headers: bearer('not-a-token') }), invalidToken('TOKEN_INVALID'), 'a bad token where anonymous callers are welcome')
+  t.same(
+    await challenge('/me', { headers: bearer(signToken({ claims: { iat: past - 600, exp: past } })) }),
+    invalidToken('TOKEN_EXPIRED'),
+    'an expired token',
+  )
+  t.same(
+    await challenge('/posts', { headers: bearer('not-a-token') }),
+    invalidToken('TOKEN_INVALID'),
+    'a bad token where anonymous callers are welcome',
+  )
   await fetch(`${base}/logout`, { method: 'POST', headers: user.auth })
-  t.same(await challenge('/me', { headers: user.auth }), invalidToken('SESSION_REVOKED'), 'the token of an ended session')
+  t.same(
+    await challenge('/me', { headers: user.auth }),
+    invalidToken('SESSION_REVOKED'),
+    'the token of an ended session',
+  )
 
   const signIn = { status: 401, challenge: 'Login' }
   t.same(
-    await challenge('/login', { method: 'POST', headers: json, body: JSON.stringify({ email: user.email, password: 'not-the-password' }) }),
+    await challenge('/login', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: user.email, password: 'not-the-password' }),
+    }),
     { ...signIn, code: 'INVALID_CREDENTIALS' },
     'login: wrong credentials in the body',
   )
   t.same(
-    await challenge('/refresh', { method: 'POST', headers: json, body: JSON.stringify({ refreshToken: user.refreshToken }) }),
+    await challenge('/refresh', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ refreshToken: user.refreshToken }),
+    }),
     { ...signIn, code: 'REFRESH_TOKEN_INVALID' },
     'refreshSession: the refresh token of an ended session',
   )

@@ -10,18 +10,35 @@ import { decodeCost } from '../../src/images/decode-cost.ts'
 const MiB = 1024 * 1024
 
 function header(format: string, width: number, height: number, more: Partial<Metadata> = {}): Metadata {
-  return { format, width, height, channels: 3, depth: 'uchar', isProgressive: false, autoOrient: { width, height }, ...more } as Metadata
+  return {
+    format,
+    width,
+    height,
+    channels: 3,
+    depth: 'uchar',
+    isProgressive: false,
+    autoOrient: { width, height },
+    ...more,
+  } as Metadata
 }
 
 const S = 6324
 // [what, header, measured peak in MiB]
 const measured: [string, Metadata, number][] = [
   ['progressive JPEG 4:4:4, 40 MP', header('jpeg', S, S, { isProgressive: true, chromaSubsampling: '4:4:4' }), 242],
-  ['progressive CMYK JPEG, 40 MP', header('jpeg', S, S, { isProgressive: true, channels: 4, chromaSubsampling: '4:4:4:4' }), 324],
+  [
+    'progressive CMYK JPEG, 40 MP',
+    header('jpeg', S, S, { isProgressive: true, channels: 4, chromaSubsampling: '4:4:4:4' }),
+    324,
+  ],
   ['baseline JPEG 4:4:4, 40 MP', header('jpeg', S, S, { chromaSubsampling: '4:4:4' }), 16],
   ['progressive JPEG 4:2:0, 9 MP', header('jpeg', 3000, 3000, { isProgressive: true, chromaSubsampling: '4:2:0' }), 40],
   ['baseline CMYK JPEG, 9 MP', header('jpeg', 3000, 3000, { channels: 4, chromaSubsampling: '4:4:4:4' }), 22],
-  ['baseline JPEG 1414 × 28 284 (tall: the output dominates)', header('jpeg', 1414, 28_284, { chromaSubsampling: '4:2:0' }), 101],
+  [
+    'baseline JPEG 1414 × 28 284 (tall: the output dominates)',
+    header('jpeg', 1414, 28_284, { chromaSubsampling: '4:2:0' }),
+    101,
+  ],
   ['interlaced RGBA PNG, 40 MP', header('png', S, S, { isProgressive: true, channels: 4 }), 194],
   ['interlaced 16-bit RGB PNG, 36 MP', header('png', 6000, 6000, { isProgressive: true, depth: 'ushort' }), 255],
   ['plain 16-bit RGBA PNG, 36 MP', header('png', 6000, 6000, { channels: 4, depth: 'ushort' }), 96],
@@ -48,7 +65,13 @@ t.test('the same 1000 × 1000 pixels cost more where the decoder holds more', as
     header('gif', 1000, 1000),
     header('heif', 1000, 1000),
   ]) {
-    t.ok(decodeCost(costly) > base, `${costly.format}${costly.isProgressive ? ' progressive' : ''}: ${decodeCost(costly)} > ${base}`)
+    t.ok(
+      decodeCost(costly) > base,
+      `${costly.format}${costly.isProgressive ? ' progressive' : ''}: ${decodeCost(costly)} > ${base}`,
+    )
   }
-  t.ok(decodeCost(header('png', 1000, 1000, { depth: 'ushort' })) > decodeCost(header('png', 1000, 1000)), '16 bits cost more than 8')
+  t.ok(
+    decodeCost(header('png', 1000, 1000, { depth: 'ushort' })) > decodeCost(header('png', 1000, 1000)),
+    '16 bits cost more than 8',
+  )
 })

@@ -19,14 +19,16 @@ async function statusAfter(app: App, id: string, waitMs: number) {
   return (await app.services.database.prisma.post.findUniqueOrThrow({ where: { id }, select: { status: true } })).status
 }
 
-const waitForStatus = (app: App, id: string, status: string) => eventually(async () => (await statusAfter(app, id, 0)) === status, 30_000, 200)
+const waitForStatus = (app: App, id: string, status: string) =>
+  eventually(async () => (await statusAfter(app, id, 0)) === status, 30_000, 200)
 
 const statesOf = async (app: App, postId: string) => (await publicationJobsOf(app, postId)).map((job) => job.state)
 
 /** Jobs that may still run: pg-boss's states before `completed`. */
 const live = (jobs: { state: string }[]) => jobs.filter((job) => ['created', 'retry', 'active'].includes(job.state))
 
-const patch = (app: App, author: Account, id: string, payload: object) => app.inject({ method: 'PATCH', url: `/posts/${id}`, headers: author.auth, payload })
+const patch = (app: App, author: Account, id: string, payload: object) =>
+  app.inject({ method: 'PATCH', url: `/posts/${id}`, headers: author.auth, payload })
 
 t.test('a post scheduled a few seconds ahead publishes itself; a rescheduled one waits for its new time', async (t) => {
   const app = await build(t, {}, { jobs: { pollingIntervalSeconds: 0.5 } })
@@ -35,7 +37,10 @@ t.test('a post scheduled a few seconds ahead publishes itself; a rescheduled one
   const post = await createPost(app, author, { status: 'scheduled', publishedAt: soon })
   t.equal(post.status, 'scheduled')
   const later = await createPost(app, author, { status: 'scheduled', publishedAt: soon })
-  t.equal((await patch(app, author, later.id, { publishedAt: new Date(Date.now() + 3_600_000).toISOString() })).statusCode, 200)
+  t.equal(
+    (await patch(app, author, later.id, { publishedAt: new Date(Date.now() + 3_600_000).toISOString() })).statusCode,
+    200,
+  )
 
   t.ok(await waitForStatus(app, post.id, 'published'), 'published at its time')
   const anonymous = await app.inject({ method: 'GET', url: `/posts/${post.id}` })
@@ -60,7 +65,14 @@ t.test('rescheduling moves the job; unscheduling and deleting cancel it', async 
   t.equal((await patch(app, author, moved.id, { publishedAt: inTwoHours })).statusCode, 200)
   const jobs = await publicationJobsOf(app, moved.id)
   t.equal(jobs.length, 2)
-  t.match(jobs, [{ id: first.id, state: 'cancelled' }, { state: 'created', startAfter: inTwoHours }], 'rescheduling cancels the old job and enqueues one at the new time')
+  t.match(
+    jobs,
+    [
+      { id: first.id, state: 'cancelled' },
+      { state: 'created', startAfter: inTwoHours },
+    ],
+    'rescheduling cancels the old job and enqueues one at the new time',
+  )
   t.equal(live(jobs).length, 1, 'exactly one live job')
 
   const unscheduled = await createPost(app, author, { status: 'scheduled', publishedAt: inAnHour })
@@ -76,19 +88,22 @@ t.test('rescheduling moves the job; unscheduling and deleting cancel it', async 
   t.same(await statesOf(app, deleted.id), ['cancelled'], 'deleted: no live job')
 })
 
-t.test(`a post scheduled before a restart is published after it, no request touching it (${usingPostgres ? 'PostgreSQL' : 'embedded, on disk'})`, async (t) => {
-  // PGlite keeps its data in DATA_DIR; on PostgreSQL both apps use a database of their own, where no
-  // other test file's worker could be the one that publishes.
-  const env: Record<string, string> = usingPostgres
-    ? { DATABASE_URL: await createScratchDatabase(t, 'publish_restart') }
-    : { DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-publish-restart-')) }
-  const before = await build(t, env, { jobs: { pollingIntervalSeconds: 0.5 } })
-  const author = await registerUser(before)
-  const due = new Date(Date.now() + 3_000)
-  const post = await createPost(before, author, { status: 'scheduled', publishedAt: due.toISOString() })
-  await before.close()
-  t.ok(Date.now() < due.getTime(), 'the first instance stopped before the post was due')
+t.test(
+  `a post scheduled before a restart is published after it, no request touching it (${usingPostgres ? 'PostgreSQL' : 'embedded, on disk'})`,
+  async (t) => {
+    // PGlite keeps its data in DATA_DIR; on PostgreSQL both apps use a database of their own, where no
+    // other test file's worker could be the one that publishes.
+    const env: Record<string, string> = usingPostgres
+      ? { DATABASE_URL: await createScratchDatabase(t, 'publish_restart') }
+      : { DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-publish-restart-')) }
+    const before = await build(t, env, { jobs: { pollingIntervalSeconds: 0.5 } })
+    const author = await registerUser(before)
+    const due = new Date(Date.now() + 3_000)
+    const post = await createPost(before, author, { status: 'scheduled', publishedAt: due.toISOString() })
+    await before.close()
+    t.ok(Date.now() < due.getTime(), 'the first instance stopped before the post was due')
 
-  const after = await build(t, env, { jobs: { pollingIntervalSeconds: 0.5 } })
-  t.ok(await waitForStatus(after, post.id, 'published'), 'published by the restarted service')
-})
+    const after = await build(t, env, { jobs: { pollingIntervalSeconds: 0.5 } })
+    t.ok(await waitForStatus(after, post.id, 'published'), 'published by the restarted service')
+  },
+)

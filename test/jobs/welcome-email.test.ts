@@ -28,8 +28,14 @@ t.teardown(smtp.close)
 // A database of its own on PostgreSQL: every app's worker polls the same pg-boss tables, so an app
 // of another test file (with its own mailer) could take this file's jobs. PGlite is private anyway.
 // Teardowns run last-in, first-out: the app stops (and its jobs), then its database, then the SMTP server.
-const env: Record<string, string> = usingPostgres ? { DATABASE_URL: await createScratchDatabase(t, 'welcome_email') } : {}
-const app = await build(t, { ...env, SMTP_URL: smtp.url }, { jobs: { pollingIntervalSeconds: 0.5, retryDelaySeconds: 1 } })
+const env: Record<string, string> = usingPostgres
+  ? { DATABASE_URL: await createScratchDatabase(t, 'welcome_email') }
+  : {}
+const app = await build(
+  t,
+  { ...env, SMTP_URL: smtp.url },
+  { jobs: { pollingIntervalSeconds: 0.5, retryDelaySeconds: 1 } },
+)
 const { boss } = app.services.queue
 
 t.test('an enqueued welcome email arrives once, addressed to the user and naming them', async (t) => {
@@ -60,7 +66,9 @@ t.test('enqueued inside a transaction, the job exists only if the transaction co
   // The executor the registration transaction hands to pg-boss (see src/auth/account-store.ts).
   const enqueueIn = (user: ReturnType<typeof newUser>, thenFail: boolean) =>
     prisma.$transaction(async (tx) => {
-      await enqueueWelcomeEmail(boss, user, { executeSql: async (text, values = []) => ({ rows: await tx.$queryRawUnsafe(text, ...values) }) })
+      await enqueueWelcomeEmail(boss, user, {
+        executeSql: async (text, values = []) => ({ rows: await tx.$queryRawUnsafe(text, ...values) }),
+      })
       if (thenFail) throw new Error('registration failed after enqueuing')
     })
   const rolledBack = newUser('rolledback')
@@ -85,7 +93,8 @@ t.test('each user registered over HTTP gets exactly one welcome email', async (t
     t.equal(response.statusCode, 201, 'registration does not wait for, nor fail with, the mail server')
     const id: string = response.json().data.user.id
     // Enqueued in the registration's transaction: the job is there as soon as the answer is.
-    if (!t.ok(await boss.getJobById(WELCOME_EMAIL_QUEUE, id), 'the job was enqueued with the user, under its id')) return
+    if (!t.ok(await boss.getJobById(WELCOME_EMAIL_QUEUE, id), 'the job was enqueued with the user, under its id'))
+      return
     ids.set(user.email, id)
   }
   const again = await register(plain.email.toUpperCase(), 'Someone else')

@@ -17,7 +17,9 @@ t.test('SIGTERM lets the welcome mail being sent finish: delivered once, job com
   t.teardown(smtp.close)
   smtp.holdReplies = true
   // A database of the test's own: no other test file's workers may take this job.
-  const database: Record<string, string> = usingPostgres ? { DATABASE_URL: await createScratchDatabase(t, 'shutdown_job') } : { DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-shutdown-')) }
+  const database: Record<string, string> = usingPostgres
+    ? { DATABASE_URL: await createScratchDatabase(t, 'shutdown_job') }
+    : { DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-shutdown-')) }
   const server = await startServer({
     ...database,
     DATABASE_URL: database.DATABASE_URL ?? '',
@@ -39,7 +41,10 @@ t.test('SIGTERM lets the welcome mail being sent finish: delivered once, job com
   // Time for the shutdown to close the listener and reach the queue, which must wait for the job.
   await new Promise((resolve) => setTimeout(resolve, 1500))
   t.equal(server.child.exitCode, null, 'still running while its job is mid-send')
-  t.ok(server.logs.some((entry) => entry.msg === 'shutting down'), 'the shutdown has begun')
+  t.ok(
+    server.logs.some((entry) => entry.msg === 'shutting down'),
+    'the shutdown has begun',
+  )
   smtp.release()
   t.equal(await server.exit, 0, 'exits 0 once the job is done')
   t.equal(smtp.mailsTo(email).length, 1, 'the mail was delivered, once')

@@ -34,7 +34,8 @@ function sourceFiles(directory: string): string[] {
 }
 
 /** The module specifiers a file imports or re-exports from, type-only ones included. */
-const importsOf = (source: string) => IMPORTS.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!))
+const importsOf = (source: string) =>
+  IMPORTS.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!))
 
 function isPrisma(specifier: string, file: string): boolean {
   if (specifier.startsWith('.')) return resolve(file, '..', specifier).startsWith(GENERATED_PRISMA)
@@ -45,16 +46,28 @@ const mayImportPrisma = (path: string) => path.startsWith('src/db/') || path.end
 
 const prismaImports = new Map(
   sourceFiles(SRC)
-    .map((file) => [relative(ROOT, file), importsOf(readFileSync(file, 'utf8')).filter((specifier) => isPrisma(specifier, file))] as const)
+    .map(
+      (file) =>
+        [
+          relative(ROOT, file),
+          importsOf(readFileSync(file, 'utf8')).filter((specifier) => isPrisma(specifier, file)),
+        ] as const,
+    )
     .filter(([, specifiers]) => specifiers.length > 0),
 )
 
 t.test('the check sees what it looks for', async (t) => {
-  t.ok(prismaImports.get('src/db/database.ts')?.includes('../generated/prisma/client.ts'), 'the client, by a relative path')
+  t.ok(
+    prismaImports.get('src/db/database.ts')?.includes('../generated/prisma/client.ts'),
+    'the client, by a relative path',
+  )
   t.ok(prismaImports.get('src/db/database.ts')?.includes('@prisma/adapter-pg'), 'a @prisma/ package')
   t.ok(prismaImports.get('src/db/database.ts')?.includes('pglite-prisma-adapter'), 'a driver adapter')
   t.ok(prismaImports.get('src/content/post-store.ts')?.includes('../generated/prisma/enums.ts'), 'its enums')
-  t.same(importsOf("import type {\n  A,\n  B,\n} from './x.ts'\nexport { C } from \"./y.ts\"\nawait import('./z.ts')"), ['./x.ts', './y.ts', './z.ts'])
+  t.same(
+    importsOf("import type {\n  A,\n  B,\n} from './x.ts'\nexport { C } from \"./y.ts\"\nawait import('./z.ts')"),
+    ['./x.ts', './y.ts', './z.ts'],
+  )
 })
 
 t.test('only the stores and src/db/ import Prisma', async (t) => {

@@ -29,7 +29,13 @@ const cursor = first.data?.meta.page.nextCursor
 check(cursor, `listPosts: a first page of one with a cursor (${first.response.status})`)
 const second = await listPosts({ query: { author: user.id, limit: 1, cursor } })
 const listed = [...(first.data?.data ?? []), ...(second.data?.data ?? [])].map((post) => post.id)
-check(listed.length === 2 && ids.every((id) => listed.includes(id)), `listPosts: both posts over two pages (${listed.join(', ')})`)
+check(
+  listed.length === 2 && ids.every((id) => listed.includes(id)),
+  `listPosts: both posts over two pages (${listed.join(', ')})`,
+)
 
 const missing = await getPost({ path: { id: unknownPostId } })
-check(missing.error?.error.code === 'POST_NOT_FOUND', `getPost on an unknown id: ${missing.response.status} ${missing.error?.error.code}`)
+check(
+  missing.error?.error.code === 'POST_NOT_FOUND',
+  `getPost on an unknown id: ${missing.response.status} ${missing.error?.error.code}`,
+)

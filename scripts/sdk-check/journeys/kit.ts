@@ -14,7 +14,8 @@ export function newAccount() {
 
 /** A 2×2 PNG, as a file picker or a canvas hands it over: a Blob. */
 export function photo(): Blob {
-  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAEklEQVQImWMwTjtjnHaGAUIBACS2BZUFBQd/AAAAAElFTkSuQmCC'
+  const png =
+    'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAEklEQVQImWMwTjtjnHaGAUIBACS2BZUFBQd/AAAAAElFTkSuQmCC'
   return new Blob([Uint8Array.from(atob(png), (char) => char.charCodeAt(0))], { type: 'image/png' })
 }
 

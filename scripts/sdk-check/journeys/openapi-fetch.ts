@@ -11,7 +11,9 @@ const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${a
 
 const ids: string[] = []
 for (const title of ['First', 'Second']) {
-  const created = await api.POST('/posts', { body: { title, body: 'Written through openapi-fetch.', status: 'published' } })
+  const created = await api.POST('/posts', {
+    body: { title, body: 'Written through openapi-fetch.', status: 'published' },
+  })
   check(created.data, `createPost: ${created.response.status}`)
   ids.push(created.data.data.id)
 }
@@ -28,7 +30,10 @@ const uploaded = await api.PUT('/posts/{id}/thumbnail', {
 })
 check(uploaded.data?.data.thumbnail, `uploadPostThumbnail: ${uploaded.response.status}`)
 
-const downloaded = await anonymous.GET('/images/{key}', { params: { path: { key: imageKey(uploaded.data.data.thumbnail.sizes[0]!.url) } }, parseAs: 'blob' })
+const downloaded = await anonymous.GET('/images/{key}', {
+  params: { path: { key: imageKey(uploaded.data.data.thumbnail.sizes[0]!.url) } },
+  parseAs: 'blob',
+})
 const image: Blob | undefined = downloaded.data
 check(image && image.size > 0 && image.type === 'image/webp', `getImage: ${downloaded.response.status} ${image?.type}`)
 
@@ -37,7 +42,13 @@ const cursor = first.data?.meta.page.nextCursor
 check(cursor, `listPosts: a first page of one with a cursor (${first.response.status})`)
 const second = await anonymous.GET('/posts', { params: { query: { author: user.id, limit: 1, cursor } } })
 const listed = [...(first.data?.data ?? []), ...(second.data?.data ?? [])].map((post) => post.id)
-check(listed.length === 2 && ids.every((id) => listed.includes(id)), `listPosts: both posts over two pages (${listed.join(', ')})`)
+check(
+  listed.length === 2 && ids.every((id) => listed.includes(id)),
+  `listPosts: both posts over two pages (${listed.join(', ')})`,
+)
 
 const missing = await anonymous.GET('/posts/{id}', { params: { path: { id: unknownPostId } } })
-check(missing.error?.error.code === 'POST_NOT_FOUND', `getPost on an unknown id: ${missing.response.status} ${missing.error?.error.code}`)
+check(
+  missing.error?.error.code === 'POST_NOT_FOUND',
+  `getPost on an unknown id: ${missing.response.status} ${missing.error?.error.code}`,
+)

@@ -23,11 +23,20 @@ const image: Blob = downloaded.data
 check(image.size > 0 && image.type === 'image/webp', `getImage: a WebP Blob, not ${image.type}`)
 
 const first = await listPosts({ author: user.id, limit: 1 })
-check(first.status === 200 && first.data.meta.page.nextCursor, `listPosts: a first page of one with a cursor (${first.status})`)
+check(
+  first.status === 200 && first.data.meta.page.nextCursor,
+  `listPosts: a first page of one with a cursor (${first.status})`,
+)
 const second = await listPosts({ author: user.id, limit: 1, cursor: first.data.meta.page.nextCursor })
 check(second.status === 200, `listPosts: the second page (${second.status})`)
 const listed = [...first.data.data, ...second.data.data].map((post) => post.id)
-check(listed.length === 2 && ids.every((id) => listed.includes(id)), `listPosts: both posts over two pages (${listed.join(', ')})`)
+check(
+  listed.length === 2 && ids.every((id) => listed.includes(id)),
+  `listPosts: both posts over two pages (${listed.join(', ')})`,
+)
 
 const missing = await getPost(unknownPostId)
-check(missing.status === 404 && missing.data.error.code === 'POST_NOT_FOUND', `getPost on an unknown id: ${missing.status}`)
+check(
+  missing.status === 404 && missing.data.error.code === 'POST_NOT_FOUND',
+  `getPost on an unknown id: ${missing.status}`,
+)

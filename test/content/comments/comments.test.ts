@@ -27,16 +27,27 @@ t.test('listComments: oldest first, replies included, each comment exactly once 
   const seen: Listed[] = []
   let cursor: string | null = null
   do {
-    const response = await app.inject({ method: 'GET', url: `/posts/${post.id}/comments?limit=3${cursor ? `&cursor=${cursor}` : ''}` })
+    const response = await app.inject({
+      method: 'GET',
+      url: `/posts/${post.id}/comments?limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+    })
     t.equal(response.statusCode, 200)
     const body: { data: Listed[]; meta: { page: { limit: number; nextCursor: string | null } } } = response.json()
     t.ok(body.data.length <= 3)
     seen.push(...body.data)
     cursor = body.meta.page.nextCursor
-    if (cursor !== null && seen.length === 3) created.push((await createComment(app, reader, post.id, { body: 'Late' })).id)
+    if (cursor !== null && seen.length === 3)
+      created.push((await createComment(app, reader, post.id, { body: 'Late' })).id)
   } while (cursor !== null)
-  t.same(seen.map((comment) => comment.id), created, 'oldest first, each once, the late one at the end')
-  t.ok(seen.every((comment, i) => i === 0 || seen[i - 1]!.createdAt < comment.createdAt), 'strictly increasing times')
+  t.same(
+    seen.map((comment) => comment.id),
+    created,
+    'oldest first, each once, the late one at the end',
+  )
+  t.ok(
+    seen.every((comment, i) => i === 0 || seen[i - 1]!.createdAt < comment.createdAt),
+    'strictly increasing times',
+  )
   t.same(seen[1]!.parentId, seen[0]!.id, 'a reply names its top-level comment')
 
   const empty = await createPostRecord(app, { author: author })
@@ -57,7 +68,12 @@ t.test('createComment: one level of replies, on the same post only', async (t) =
   const post = await createPostRecord(app, { author: author })
   const otherPost = await createPostRecord(app, { author: author })
   const reply = (parentId: string | null, postId = post.id) =>
-    app.inject({ method: 'POST', url: `/posts/${postId}/comments`, headers: reader.auth, payload: { body: 'Reply', parentId } })
+    app.inject({
+      method: 'POST',
+      url: `/posts/${postId}/comments`,
+      headers: reader.auth,
+      payload: { body: 'Reply', parentId },
+    })
 
   const top = await createComment(app, author, post.id, { body: 'Beautiful photos!' })
   t.match(top, { postId: post.id, parentId: null, body: 'Beautiful photos!' })
@@ -85,10 +101,20 @@ t.test('comments on drafts: 404 to a stranger, 409 to the post author', async (t
   const [author, stranger] = [await registerUser(app), await registerUser(app)]
   for (const status of ['draft', 'scheduled'] as const) {
     const post = await createPostRecord(app, { author: author, status })
-    const byStranger = await app.inject({ method: 'POST', url: `/posts/${post.id}/comments`, headers: stranger.auth, payload: { body: 'Hi' } })
+    const byStranger = await app.inject({
+      method: 'POST',
+      url: `/posts/${post.id}/comments`,
+      headers: stranger.auth,
+      payload: { body: 'Hi' },
+    })
     t.equal(byStranger.statusCode, 404, `${status}: a stranger cannot tell it exists`)
     t.equal(byStranger.json().error.code, 'POST_NOT_FOUND')
-    const byAuthor = await app.inject({ method: 'POST', url: `/posts/${post.id}/comments`, headers: author.auth, payload: { body: 'Hi' } })
+    const byAuthor = await app.inject({
+      method: 'POST',
+      url: `/posts/${post.id}/comments`,
+      headers: author.auth,
+      payload: { body: 'Hi' },
+    })
     t.equal(byAuthor.statusCode, 409, `${status}: its author learns why`)
     t.equal(byAuthor.json().error.code, 'POST_NOT_PUBLISHED')
   }
@@ -99,7 +125,8 @@ t.test('updateComment rewords; bodies with unknown fields are 400 naming the fie
   const reader = await registerUser(app)
   const post = await createPostRecord(app, { author: reader })
   const comment = await createComment(app, reader, post.id, { body: 'Frist!' })
-  const edit = (payload: Record<string, unknown>, id = comment.id) => app.inject({ method: 'PATCH', url: `/comments/${id}`, headers: reader.auth, payload })
+  const edit = (payload: Record<string, unknown>, id = comment.id) =>
+    app.inject({ method: 'PATCH', url: `/comments/${id}`, headers: reader.auth, payload })
 
   const edited = await edit({ body: 'First!' })
   t.equal(edited.statusCode, 200)
@@ -113,7 +140,12 @@ t.test('updateComment rewords; bodies with unknown fields are 400 naming the fie
     t.match(refused.json().error.details, [{ path: `/body/${field}`, code: 'additionalProperties' }])
   }
   for (const field of ['postId', 'authorId', 'createdAt']) {
-    const refused = await app.inject({ method: 'POST', url: `/posts/${post.id}/comments`, headers: reader.auth, payload: { body: 'X', [field]: UNKNOWN_ID } })
+    const refused = await app.inject({
+      method: 'POST',
+      url: `/posts/${post.id}/comments`,
+      headers: reader.auth,
+      payload: { body: 'X', [field]: UNKNOWN_ID },
+    })
     t.equal(refused.statusCode, 400, `createComment: ${field}`)
     t.match(refused.json().error.details, [{ path: `/body/${field}`, code: 'additionalProperties' }])
   }

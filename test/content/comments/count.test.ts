@@ -17,10 +17,19 @@ t.test('creates, concurrent creates, and deletes with cascaded replies', async (
 
   const burst = await Promise.all(
     Array.from({ length: 10 }, (_, i) =>
-      app.inject({ method: 'POST', url: `/posts/${post.id}/comments`, headers: reader.auth, payload: { body: `Burst ${i}`, parentId: i % 2 ? top.id : null } }),
+      app.inject({
+        method: 'POST',
+        url: `/posts/${post.id}/comments`,
+        headers: reader.auth,
+        payload: { body: `Burst ${i}`, parentId: i % 2 ? top.id : null },
+      }),
     ),
   )
-  t.same(burst.map((response) => response.statusCode), Array(10).fill(201), '10 concurrent creates all succeed')
+  t.same(
+    burst.map((response) => response.statusCode),
+    Array(10).fill(201),
+    '10 concurrent creates all succeed',
+  )
   t.same(await commentCounts(app, post.id), { stored: 12, actual: 12 })
 
   t.equal((await remove(reply.id)).statusCode, 204)
@@ -29,9 +38,15 @@ t.test('creates, concurrent creates, and deletes with cascaded replies', async (
   t.same(await commentCounts(app, post.id), { stored: 5, actual: 5 }, 'a top-level comment: it and its 5 replies')
   t.equal((await remove(top.id)).statusCode, 404, 'deleted already')
 
-  const rest = (await app.inject({ method: 'GET', url: `/posts/${post.id}/comments?limit=100` })).json().data as { id: string }[]
+  const rest = (await app.inject({ method: 'GET', url: `/posts/${post.id}/comments?limit=100` })).json().data as {
+    id: string
+  }[]
   const deletions = await Promise.all(rest.map((comment) => remove(comment.id)))
-  t.same(deletions.map((response) => response.statusCode), Array(5).fill(204), 'concurrent deletes')
+  t.same(
+    deletions.map((response) => response.statusCode),
+    Array(5).fill(204),
+    'concurrent deletes',
+  )
   t.same(await commentCounts(app, post.id), { stored: 0, actual: 0 })
 })
 
@@ -41,11 +56,19 @@ t.test('replies racing the deletion of their parent: each is either refused or d
   const post = await createPostRecord(app, { author: reader })
   const parent = await createComment(app, reader, post.id)
   const replies = Array.from({ length: 8 }, () =>
-    app.inject({ method: 'POST', url: `/posts/${post.id}/comments`, headers: reader.auth, payload: { body: 'Racing', parentId: parent.id } }),
+    app.inject({
+      method: 'POST',
+      url: `/posts/${post.id}/comments`,
+      headers: reader.auth,
+      payload: { body: 'Racing', parentId: parent.id },
+    }),
   )
   const deletion = app.inject({ method: 'DELETE', url: `/comments/${parent.id}`, headers: reader.auth })
   const [deleted, ...answers] = await Promise.all([deletion, ...replies])
   t.equal(deleted!.statusCode, 204)
-  t.ok(answers.every((response) => response.statusCode === 201 || response.statusCode === 422), 'created before, or refused after')
+  t.ok(
+    answers.every((response) => response.statusCode === 201 || response.statusCode === 422),
+    'created before, or refused after',
+  )
   t.same(await commentCounts(app, post.id), { stored: 0, actual: 0 }, 'no orphan, no drift')
 })

@@ -40,9 +40,18 @@ const errorCodes = (operation: string): Record<number, string> => ({
 
 t.test('every comment operation × caller × post state', async (t) => {
   const app = await build(t)
-  const [postAuthor, commenter, stranger, admin] = [await registerUser(app), await registerUser(app), await registerUser(app), await registerAdmin(app)]
+  const [postAuthor, commenter, stranger, admin] = [
+    await registerUser(app),
+    await registerUser(app),
+    await registerUser(app),
+    await registerAdmin(app),
+  ]
   const headersOf: Record<Caller, Record<string, string>> = {
-    anonymous: {}, 'another user': stranger.auth, 'comment author': commenter.auth, 'post author': postAuthor.auth, admin: admin.auth,
+    anonymous: {},
+    'another user': stranger.auth,
+    'comment author': commenter.auth,
+    'post author': postAuthor.auth,
+    admin: admin.auth,
   }
   for (const [operation, expectations] of Object.entries(table)) {
     for (const state of ['published', 'draft'] as const) {
@@ -50,17 +59,35 @@ t.test('every comment operation × caller × post state', async (t) => {
         // A fresh post and comment per cell: a successful delete must not decide the next cell.
         const post = await createPostRecord(app, { author: postAuthor })
         const comment = await createComment(app, commenter, post.id)
-        if (state === 'draft') await app.services.database.prisma.post.update({ where: { id: post.id }, data: { status: 'draft', publishedAt: null } })
+        if (state === 'draft')
+          await app.services.database.prisma.post.update({
+            where: { id: post.id },
+            data: { status: 'draft', publishedAt: null },
+          })
         const headers = headersOf[caller]
         const response =
-          operation === 'listComments' ? await app.inject({ method: 'GET', url: `/posts/${post.id}/comments`, headers })
-          : operation === 'createComment' ? await app.inject({ method: 'POST', url: `/posts/${post.id}/comments`, headers, payload: { body: 'Hi' } })
-          : operation === 'updateComment' ? await app.inject({ method: 'PATCH', url: `/comments/${comment.id}`, headers, payload: { body: 'Edited' } })
-          : await app.inject({ method: 'DELETE', url: `/comments/${comment.id}`, headers })
+          operation === 'listComments'
+            ? await app.inject({ method: 'GET', url: `/posts/${post.id}/comments`, headers })
+            : operation === 'createComment'
+              ? await app.inject({
+                  method: 'POST',
+                  url: `/posts/${post.id}/comments`,
+                  headers,
+                  payload: { body: 'Hi' },
+                })
+              : operation === 'updateComment'
+                ? await app.inject({
+                    method: 'PATCH',
+                    url: `/comments/${comment.id}`,
+                    headers,
+                    payload: { body: 'Edited' },
+                  })
+                : await app.inject({ method: 'DELETE', url: `/comments/${comment.id}`, headers })
         const expected = expectations[state][caller]
         t.equal(response.statusCode, expected, `${operation} on a ${state} post by ${caller}`)
         const code = errorCodes(operation)[expected]
-        if (code !== undefined) t.equal(response.json().error.code, code, `${operation} on a ${state} post by ${caller}: ${code}`)
+        if (code !== undefined)
+          t.equal(response.json().error.code, code, `${operation} on a ${state} post by ${caller}: ${code}`)
       }
     }
   }

@@ -10,7 +10,8 @@ t.test('a rename to the name already stored still refreshes the cached posts', a
   const app = await build(t)
   const author = await registerUser(app)
   const post = await createPost(app, author, { status: 'published' })
-  const authorName = async () => (await app.inject({ method: 'GET', url: `/posts/${post.id}` })).json().data.author.name as string
+  const authorName = async () =>
+    (await app.inject({ method: 'GET', url: `/posts/${post.id}` })).json().data.author.name as string
   t.equal(await authorName(), 'Test user', 'cached under the old name')
 
   // The other rename's write, committed after this request read the user and before it wrote.

@@ -13,7 +13,8 @@ t.test('large posts are evicted to stay under POST_CACHE_MAX_BYTES, however many
   const author = await registerUser(app)
   const posts = []
   // Each post's body is the longest the spec allows: about 200 KB in the cache, so ~5 fit in 1 MiB.
-  for (let index = 0; index < 8; index++) posts.push(await createPost(app, author, { status: 'published', body: `${index}`.padEnd(100_000, 'x') }))
+  for (let index = 0; index < 8; index++)
+    posts.push(await createPost(app, author, { status: 'published', body: `${index}`.padEnd(100_000, 'x') }))
   for (const post of posts) t.equal((await app.inject({ method: 'GET', url: `/posts/${post.id}` })).statusCode, 200)
   const stats = app.services.postCache.stats()
   t.ok(stats.bytes <= MIB, `${stats.bytes} bytes cached, at most ${MIB}`)

@@ -14,10 +14,16 @@ const skip = usingPostgres ? false : 'needs PostgreSQL: instances share a databa
 
 type App = Awaited<ReturnType<typeof build>>
 
-const title = async (app: App, id: string) => (await app.inject({ method: 'GET', url: `/posts/${id}` })).json().data.title as string
+const title = async (app: App, id: string) =>
+  (await app.inject({ method: 'GET', url: `/posts/${id}` })).json().data.title as string
 
 const rename = async (app: App, author: Account, id: string, to: string) => {
-  const response = await app.inject({ method: 'PATCH', url: `/posts/${id}`, headers: author.auth, payload: { title: to } })
+  const response = await app.inject({
+    method: 'PATCH',
+    url: `/posts/${id}`,
+    headers: author.auth,
+    payload: { title: to },
+  })
   if (response.statusCode !== 200) throw new Error(`PATCH: ${response.statusCode} ${response.body}`)
 }
 
@@ -30,47 +36,64 @@ async function seenWithin(reader: App, id: string, expected: string, waitMs = 5_
 
 /** The listening connections of this test's database, one per instance. */
 async function listeners(admin: pg.Client) {
-  const { rows } = await admin.query(`select pid from pg_stat_activity where datname = current_database() and application_name = 'blog-api-listen'`)
+  const { rows } = await admin.query(
+    `select pid from pg_stat_activity where datname = current_database() and application_name = 'blog-api-listen'`,
+  )
   return rows.map((row) => row.pid as number)
 }
 
-t.test('a write through one instance is seen through the other, also after its listener was killed', { skip }, async (t) => {
-  const url = await createScratchDatabase(t, 'cache_fleet')
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  t.teardown(() => admin.end())
-  const writer = await build(t, { DATABASE_URL: url })
-  const reader = await build(t, { DATABASE_URL: url })
-  // Every notification here gets through: a warning that one did not would be false. (The killed
-  // listener's own warning is real, and not this one.)
-  const warnings: string[] = []
-  writer.log.warn = ((_object: unknown, message: string) => void warnings.push(message)) as typeof writer.log.warn
-  t.ok(await eventually(async () => (await listeners(admin)).length === 2), 'both instances listen')
+t.test(
+  'a write through one instance is seen through the other, also after its listener was killed',
+  { skip },
+  async (t) => {
+    const url = await createScratchDatabase(t, 'cache_fleet')
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    t.teardown(() => admin.end())
+    const writer = await build(t, { DATABASE_URL: url })
+    const reader = await build(t, { DATABASE_URL: url })
+    // Every notification here gets through: a warning that one did not would be false. (The killed
+    // listener's own warning is real, and not this one.)
+    const warnings: string[] = []
+    writer.log.warn = ((_object: unknown, message: string) => void warnings.push(message)) as typeof writer.log.warn
+    t.ok(await eventually(async () => (await listeners(admin)).length === 2), 'both instances listen')
 
-  const author = await registerUser(writer)
-  const post = await createPost(writer, author, { status: 'published', title: 'First' })
-  t.equal(await title(reader, post.id), 'First')
-  const hits = reader.services.postCache.stats().hits
-  t.equal(await title(reader, post.id), 'First')
-  t.equal(reader.services.postCache.stats().hits, hits + 1, "the reader serves the post from its cache")
+    const author = await registerUser(writer)
+    const post = await createPost(writer, author, { status: 'published', title: 'First' })
+    t.equal(await title(reader, post.id), 'First')
+    const hits = reader.services.postCache.stats().hits
+    t.equal(await title(reader, post.id), 'First')
+    t.equal(reader.services.postCache.stats().hits, hits + 1, 'the reader serves the post from its cache')
 
-  await rename(writer, author, post.id, 'Second')
-  const delay = await seenWithin(reader, post.id, 'Second')
-  t.not(delay, null, 'the reader sees the write')
-  t.ok(delay !== null && delay < 1_000, `seen through the other instance within a second (${delay} ms)`)
+    await rename(writer, author, post.id, 'Second')
+    const delay = await seenWithin(reader, post.id, 'Second')
+    t.not(delay, null, 'the reader sees the write')
+    t.ok(delay !== null && delay < 1_000, `seen through the other instance within a second (${delay} ms)`)
 
-  // Kill both listening connections, then change the post behind every instance's back: a direct
-  // UPDATE sends no NOTIFY, so the reader's cached 'Second' can only go because the reader empties
-  // its cache once it listens again (notifications may have been missed while it did not).
-  t.equal(await title(reader, post.id), 'Second')
-  const killed = await listeners(admin)
-  await admin.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [killed])
-  await admin.query(`update posts set title = 'Third' where id = $1`, [post.id])
-  t.not(await seenWithin(reader, post.id, 'Third'), null, 'a change nobody was told about is seen: the cache was emptied on listening again')
+    // Kill both listening connections, then change the post behind every instance's back: a direct
+    // UPDATE sends no NOTIFY, so the reader's cached 'Second' can only go because the reader empties
+    // its cache once it listens again (notifications may have been missed while it did not).
+    t.equal(await title(reader, post.id), 'Second')
+    const killed = await listeners(admin)
+    await admin.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [killed])
+    await admin.query(`update posts set title = 'Third' where id = $1`, [post.id])
+    t.not(
+      await seenWithin(reader, post.id, 'Third'),
+      null,
+      'a change nobody was told about is seen: the cache was emptied on listening again',
+    )
 
-  t.ok(await eventually(async () => (await listeners(admin)).filter((pid) => !killed.includes(pid)).length === 2), 'both instances listen again')
-  t.equal(await title(reader, post.id), 'Third')
-  await rename(writer, author, post.id, 'Fourth')
-  t.not(await seenWithin(reader, post.id, 'Fourth'), null, 'notifications reach the reader again')
-  t.same(warnings.filter((message) => message.includes('could not tell')), [], 'the writer warned of no failed notification')
-})
+    t.ok(
+      await eventually(async () => (await listeners(admin)).filter((pid) => !killed.includes(pid)).length === 2),
+      'both instances listen again',
+    )
+    t.equal(await title(reader, post.id), 'Third')
+    await rename(writer, author, post.id, 'Fourth')
+    t.not(await seenWithin(reader, post.id, 'Fourth'), null, 'notifications reach the reader again')
+    t.same(
+      warnings.filter((message) => message.includes('could not tell')),
+      [],
+      'the writer warned of no failed notification',
+    )
+  },
+)

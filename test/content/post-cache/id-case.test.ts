@@ -22,7 +22,12 @@ t.test('reads and writes meet on one cache entry whatever the case of the id', a
     t.not(upper, post.id, 'the id has letters to change')
     t.equal((await read(app, upper)).json().data.title, 'Before')
     t.equal((await read(app, upper)).json().data.title, 'Before', 'now from the cache')
-    const patched = await app.inject({ method: 'PATCH', url: `/posts/${post.id}`, headers: author.auth, payload: { title: 'After' } })
+    const patched = await app.inject({
+      method: 'PATCH',
+      url: `/posts/${post.id}`,
+      headers: author.auth,
+      payload: { title: 'After' },
+    })
     t.equal(patched.statusCode, 200)
     t.equal((await read(app, upper)).json().data.title, 'After')
     t.equal((await app.inject({ method: 'DELETE', url: `/posts/${post.id}`, headers: author.auth })).statusCode, 204)
@@ -32,7 +37,12 @@ t.test('reads and writes meet on one cache entry whatever the case of the id', a
   t.test('read lower-case, edited upper-case', async (t) => {
     const post = await createPost(app, author, { status: 'published', title: 'Before' })
     t.equal((await read(app, post.id)).json().data.title, 'Before')
-    const patched = await app.inject({ method: 'PATCH', url: `/posts/${post.id.toUpperCase()}`, headers: author.auth, payload: { title: 'After' } })
+    const patched = await app.inject({
+      method: 'PATCH',
+      url: `/posts/${post.id.toUpperCase()}`,
+      headers: author.auth,
+      payload: { title: 'After' },
+    })
     t.equal(patched.statusCode, 200)
     t.equal((await read(app, post.id)).json().data.title, 'After')
   })

@@ -18,7 +18,8 @@ async function warm(app: App, id: string, account?: Account) {
   await read(app, id, account)
   const hitsBefore = app.services.postCache.stats().hits
   const response = await read(app, id, account)
-  if (response.statusCode !== 200 || app.services.postCache.stats().hits !== hitsBefore + 1) throw new Error('the post was not served from the cache')
+  if (response.statusCode !== 200 || app.services.postCache.stats().hits !== hitsBefore + 1)
+    throw new Error('the post was not served from the cache')
   return response.json().data
 }
 
@@ -38,7 +39,12 @@ t.test('a read right after each kind of write shows the new state', async (t) =>
   t.test('the post published by its author, and unpublished again', async (t) => {
     const post = await createPost(app, author, { status: 'draft' })
     await warm(app, post.id, author)
-    await app.inject({ method: 'PATCH', url: `/posts/${post.id}`, headers: author.auth, payload: { status: 'published' } })
+    await app.inject({
+      method: 'PATCH',
+      url: `/posts/${post.id}`,
+      headers: author.auth,
+      payload: { status: 'published' },
+    })
     t.equal((await read(app, post.id)).statusCode, 200, 'anonymous readers see it at once')
     await warm(app, post.id)
     await app.inject({ method: 'PATCH', url: `/posts/${post.id}`, headers: author.auth, payload: { status: 'draft' } })
@@ -46,10 +52,18 @@ t.test('a read right after each kind of write shows the new state', async (t) =>
   })
 
   t.test('the post published by the scheduled job', async (t) => {
-    const post = await createPost(app, author, { status: 'scheduled', publishedAt: new Date(Date.now() + 1_500).toISOString() })
+    const post = await createPost(app, author, {
+      status: 'scheduled',
+      publishedAt: new Date(Date.now() + 1_500).toISOString(),
+    })
     t.equal((await warm(app, post.id, author)).status, 'scheduled')
     const { prisma } = app.services.database
-    t.ok(await eventually(async () => (await prisma.post.findUniqueOrThrow({ where: { id: post.id } })).status === 'published'), 'the job ran')
+    t.ok(
+      await eventually(
+        async () => (await prisma.post.findUniqueOrThrow({ where: { id: post.id } })).status === 'published',
+      ),
+      'the job ran',
+    )
     t.equal((await read(app, post.id, author)).json().data.status, 'published')
     t.equal((await read(app, post.id)).statusCode, 200, 'visible to anonymous readers')
   })
@@ -64,10 +78,21 @@ t.test('a read right after each kind of write shows the new state', async (t) =>
   t.test('its thumbnail set, then removed', async (t) => {
     const post = await createPost(app, author, { status: 'published' })
     t.equal((await warm(app, post.id)).thumbnail, null)
-    t.equal((await uploadThumbnail(app, post.id, author.auth, await solidImage(400, 300, 'png'), { filename: 'a.png', contentType: 'image/png' })).statusCode, 200)
+    t.equal(
+      (
+        await uploadThumbnail(app, post.id, author.auth, await solidImage(400, 300, 'png'), {
+          filename: 'a.png',
+          contentType: 'image/png',
+        })
+      ).statusCode,
+      200,
+    )
     t.ok((await read(app, post.id)).json().data.thumbnail, 'the thumbnail shows')
     await warm(app, post.id)
-    t.equal((await app.inject({ method: 'DELETE', url: `/posts/${post.id}/thumbnail`, headers: author.auth })).statusCode, 204)
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `/posts/${post.id}/thumbnail`, headers: author.auth })).statusCode,
+      204,
+    )
     t.equal((await read(app, post.id)).json().data.thumbnail, null, 'and is gone')
   })
 
@@ -75,19 +100,37 @@ t.test('a read right after each kind of write shows the new state', async (t) =>
     const category = await createCategory(app, admin)
     const post = await createPost(app, author, { status: 'published', categoryIds: [category.id] })
     await warm(app, post.id)
-    await app.inject({ method: 'PATCH', url: `/categories/${category.id}`, headers: admin.auth, payload: { name: 'Renamed' } })
-    t.same((await read(app, post.id)).json().data.categories.map((c: { name: string }) => c.name), ['Renamed'])
+    await app.inject({
+      method: 'PATCH',
+      url: `/categories/${category.id}`,
+      headers: admin.auth,
+      payload: { name: 'Renamed' },
+    })
+    t.same(
+      (await read(app, post.id)).json().data.categories.map((c: { name: string }) => c.name),
+      ['Renamed'],
+    )
     await warm(app, post.id)
-    t.equal((await app.inject({ method: 'DELETE', url: `/categories/${category.id}`, headers: admin.auth })).statusCode, 204)
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `/categories/${category.id}`, headers: admin.auth })).statusCode,
+      204,
+    )
     const categories = (await read(app, post.id)).json().data.categories as { id: string }[]
-    t.notOk(categories.some((c) => c.id === category.id), 'the deleted category is gone from the post')
+    t.notOk(
+      categories.some((c) => c.id === category.id),
+      'the deleted category is gone from the post',
+    )
   })
 
   t.test("its author's display name changed", async (t) => {
     const writer = await registerUser(app, 'writer')
     const post = await createPost(app, writer, { status: 'published' })
     await warm(app, post.id)
-    t.equal((await app.inject({ method: 'PATCH', url: '/me', headers: writer.auth, payload: { name: 'New Name' } })).statusCode, 200)
+    t.equal(
+      (await app.inject({ method: 'PATCH', url: '/me', headers: writer.auth, payload: { name: 'New Name' } }))
+        .statusCode,
+      200,
+    )
     t.equal((await read(app, post.id)).json().data.author.name, 'New Name')
   })
 
@@ -97,7 +140,10 @@ t.test('a read right after each kind of write shows the new state', async (t) =>
     const comment = await createComment(app, reader, post.id)
     t.equal((await read(app, post.id)).json().data.commentCount, 1)
     await warm(app, post.id)
-    t.equal((await app.inject({ method: 'DELETE', url: `/comments/${comment.id}`, headers: reader.auth })).statusCode, 204)
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `/comments/${comment.id}`, headers: reader.auth })).statusCode,
+      204,
+    )
     t.equal((await read(app, post.id)).json().data.commentCount, 0)
   })
 })
@@ -128,13 +174,20 @@ t.test('If-None-Match is answered 304 from the cache', async (t) => {
   t.equal(conditional.body, '')
   const after = app.services.postCache.stats()
   t.same([after.hits - before.hits, after.misses - before.misses], [1, 0], 'a hit, no database read')
-  t.equal((await app.inject({ method: 'GET', url: `/posts/${post.id}`, headers: { 'if-none-match': '"other"' } })).statusCode, 200)
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/posts/${post.id}`, headers: { 'if-none-match': '"other"' } })).statusCode,
+    200,
+  )
 })
 
 t.test('concurrent misses for one post make one database read; hits, misses and evictions are counted', async (t) => {
   const app = await build(t, { POST_CACHE_MAX_ENTRIES: '2' })
   const author = await registerUser(app)
-  const posts = [await createPost(app, author, { status: 'published' }), await createPost(app, author, { status: 'published' }), await createPost(app, author, { status: 'published' })]
+  const posts = [
+    await createPost(app, author, { status: 'published' }),
+    await createPost(app, author, { status: 'published' }),
+    await createPost(app, author, { status: 'published' }),
+  ]
   const start = app.services.postCache.stats()
   const responses = await Promise.all(Array.from({ length: 20 }, () => read(app, posts[0]!.id)))
   t.ok(responses.every((response) => response.statusCode === 200))
@@ -163,7 +216,10 @@ t.test('with the cache off, every read goes to the database and still works', as
 t.test("the cache's hits, misses, evictions and size are in GET /metrics", async (t) => {
   const app = await build(t, { POST_CACHE_MAX_ENTRIES: '1' })
   const author = await registerUser(app)
-  const [first, second] = [await createPost(app, author, { status: 'published' }), await createPost(app, author, { status: 'published' })]
+  const [first, second] = [
+    await createPost(app, author, { status: 'published' }),
+    await createPost(app, author, { status: 'published' }),
+  ]
   await read(app, first.id)
   await read(app, first.id)
   await read(app, second.id)

@@ -23,7 +23,7 @@ const EXPECTED: Record<keyof typeof HOSTILE_BODIES, string> = {
   'empty links without end': cutRun('[]('),
   'links without end': cutRun('[a]('),
   'images without end': cutRun('![a]('),
-  'backticks': '',
+  backticks: '',
   'unclosed fences': 'x',
   'fences with text': cutWords('a'),
   'emphasis runs': '',
@@ -49,7 +49,10 @@ t.test('every hostile body is accepted with its excerpt while /ping is answered'
       method: 'POST',
       headers: { ...author.auth, 'content-type': 'application/json' },
       body: JSON.stringify({ title: name, body }),
-    }).then(async (response) => ({ status: response.status, json: (await response.json()) as { data: { excerpt: string } } }))
+    }).then(async (response) => ({
+      status: response.status,
+      json: (await response.json()) as { data: { excerpt: string } },
+    }))
     const ping = await fetch(`${base}/ping`)
     t.equal(ping.status, 200, `${name}: /ping answered`)
     const created = await write
@@ -61,9 +64,19 @@ t.test('every hostile body is accepted with its excerpt while /ping is answered'
 t.test('an edit to the body of the issue, "![" × 50 000, derives its excerpt', async (t) => {
   const app = await build(t)
   const author = await registerUser(app)
-  const created = await app.inject({ method: 'POST', url: '/posts', headers: author.auth, payload: { title: 'T', body: 'Short' } })
+  const created = await app.inject({
+    method: 'POST',
+    url: '/posts',
+    headers: author.auth,
+    payload: { title: 'T', body: 'Short' },
+  })
   const id = created.json().data.id
-  const edited = await app.inject({ method: 'PATCH', url: `/posts/${id}`, headers: author.auth, payload: { body: '!['.repeat(50_000) } })
+  const edited = await app.inject({
+    method: 'PATCH',
+    url: `/posts/${id}`,
+    headers: author.auth,
+    payload: { body: '!['.repeat(50_000) },
+  })
   t.equal(edited.statusCode, 200)
   t.equal(edited.json().data.excerpt, cutRun('!['))
 })
@@ -72,6 +85,11 @@ t.test('an excerpt cut inside a word never splits a character in two', async (t)
   const app = await build(t)
   const author = await registerUser(app)
   // No space to cut at: the cut at 280 UTF-16 units falls between the halves of an emoji.
-  const created = await app.inject({ method: 'POST', url: '/posts', headers: author.auth, payload: { title: 'T', body: `a${'😀'.repeat(200)}` } })
+  const created = await app.inject({
+    method: 'POST',
+    url: '/posts',
+    headers: author.auth,
+    payload: { title: 'T', body: `a${'😀'.repeat(200)}` },
+  })
   t.equal(created.json().data.excerpt, `a${'😀'.repeat(139)}…`)
 })

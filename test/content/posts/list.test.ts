@@ -15,7 +15,11 @@ async function listAll(app: App, query: string, headers: Record<string, string> 
   const ids: string[] = []
   let cursor: string | null = null
   do {
-    const response: Awaited<ReturnType<App['inject']>> = await app.inject({ method: 'GET', url: `/posts?${query}&limit=4${cursor ? `&cursor=${cursor}` : ''}`, headers })
+    const response: Awaited<ReturnType<App['inject']>> = await app.inject({
+      method: 'GET',
+      url: `/posts?${query}&limit=4${cursor ? `&cursor=${cursor}` : ''}`,
+      headers,
+    })
     if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`)
     const body: { data: { id: string }[]; meta: { page: { nextCursor: string | null } } } = response.json()
     ids.push(...body.data.map((post: { id: string }) => post.id))
@@ -29,14 +33,24 @@ t.test('paging returns every post exactly once, newest first, while posts are be
   const app = await build(t)
   const author = await registerUser(app)
   const existing: string[] = []
-  for (let i = 0; i < 13; i++) existing.push((await createPost(app, author, { status: 'published', title: `Post ${i}` })).id)
+  for (let i = 0; i < 13; i++)
+    existing.push((await createPost(app, author, { status: 'published', title: `Post ${i}` })).id)
   const newer: string[] = []
-  const seen = await listAll(app, `author=${author.id}`, {}, async () => newer.push((await createPost(app, author, { status: 'published' })).id))
+  const seen = await listAll(app, `author=${author.id}`, {}, async () =>
+    newer.push((await createPost(app, author, { status: 'published' })).id),
+  )
   t.equal(new Set(seen).size, seen.length, 'no post twice')
-  t.same(seen, [...existing].reverse(), 'each existing post once, newest first; posts created meanwhile come before the cursor')
+  t.same(
+    seen,
+    [...existing].reverse(),
+    'each existing post once, newest first; posts created meanwhile come before the cursor',
+  )
   t.ok(newer.length >= 3)
   const first = await app.inject({ method: 'GET', url: `/posts?author=${author.id}&limit=2` })
-  t.match(first.json(), { data: [{ id: newer.at(-1) }, { id: newer.at(-2) }], meta: { page: { limit: 2, nextCursor: String } } })
+  t.match(first.json(), {
+    data: [{ id: newer.at(-1) }, { id: newer.at(-2) }],
+    meta: { page: { limit: 2, nextCursor: String } },
+  })
   t.equal((await app.inject({ method: 'GET', url: '/posts?cursor=not-a-cursor' })).statusCode, 400)
 })
 
@@ -57,11 +71,27 @@ t.test('category by id and by slug, and author: each keeps its own posts and no 
   await createPost(app, author, { status: 'draft', categoryIds: [travel.id] })
 
   const travelPosts = sorted([authorsTravel.id, othersTravel.id, othersBoth.id])
-  t.same(sorted(await listAll(app, `category=${travel.slug}`)), travelPosts, 'by slug: the category\'s published posts, no others')
+  t.same(
+    sorted(await listAll(app, `category=${travel.slug}`)),
+    travelPosts,
+    "by slug: the category's published posts, no others",
+  )
   t.same(sorted(await listAll(app, `category=${travel.id}`)), travelPosts, 'by id: the same')
-  t.same(sorted(await listAll(app, `category=${food.id}`)), sorted([authorsFood.id, othersBoth.id]), 'another category: its own posts only')
-  t.same(sorted(await listAll(app, `author=${author.id}`)), sorted([authorsTravel.id, authorsFood.id]), "author: that author's published posts only")
-  t.same(await listAll(app, `category=${travel.slug}&author=${author.id}`), [authorsTravel.id], 'filters combine with AND')
+  t.same(
+    sorted(await listAll(app, `category=${food.id}`)),
+    sorted([authorsFood.id, othersBoth.id]),
+    'another category: its own posts only',
+  )
+  t.same(
+    sorted(await listAll(app, `author=${author.id}`)),
+    sorted([authorsTravel.id, authorsFood.id]),
+    "author: that author's published posts only",
+  )
+  t.same(
+    await listAll(app, `category=${travel.slug}&author=${author.id}`),
+    [authorsTravel.id],
+    'filters combine with AND',
+  )
   t.same(await listAll(app, 'category=no-such-category'), [], 'an unknown category is an empty list')
 })
 
@@ -69,8 +99,16 @@ t.test('search in titles and in bodies: only the matching published posts', asyn
   const app = await build(t)
   const author = await registerUser(app)
   const [inTitle, inBody] = [`zeppelin${randomUUID().slice(0, 6)}`, `dirigible${randomUUID().slice(0, 6)}`]
-  const titled = await createPost(app, author, { status: 'published', title: `Flying a ${inTitle}`, body: 'Over the lake.' })
-  const bodied = await createPost(app, author, { status: 'published', title: 'Over the lake', body: `We flew a ${inBody} there.` })
+  const titled = await createPost(app, author, {
+    status: 'published',
+    title: `Flying a ${inTitle}`,
+    body: 'Over the lake.',
+  })
+  const bodied = await createPost(app, author, {
+    status: 'published',
+    title: 'Over the lake',
+    body: `We flew a ${inBody} there.`,
+  })
   await createPost(app, author, { status: 'published', title: 'Neither word', body: 'Nothing to find.' })
   const draft = await createPost(app, author, { status: 'draft', title: `A ${inTitle} draft` })
 
@@ -80,41 +118,74 @@ t.test('search in titles and in bodies: only the matching published posts', asyn
   t.same(await listAll(app, `q=${inTitle}+${inBody}`), [], 'every word must match')
 })
 
-t.test('status=draft: an admin sees every author\'s drafts, a user only their own, nobody a published or scheduled post', async (t) => {
-  const app = await build(t)
-  const [author, other, admin] = [await registerUser(app), await registerUser(app), await registerAdmin(app)]
-  const category = await createCategory(app, admin)
-  const filed = { categoryIds: [category.id] }
-  const authorsDrafts = [(await createPost(app, author, { status: 'draft', ...filed })).id, (await createPost(app, author, { status: 'draft', ...filed })).id]
-  const othersDraft = (await createPost(app, other, { status: 'draft', ...filed })).id
-  await createPost(app, author, { status: 'published', ...filed })
-  await createPost(app, author, { status: 'scheduled', publishedAt: inDays(1), ...filed })
+t.test(
+  "status=draft: an admin sees every author's drafts, a user only their own, nobody a published or scheduled post",
+  async (t) => {
+    const app = await build(t)
+    const [author, other, admin] = [await registerUser(app), await registerUser(app), await registerAdmin(app)]
+    const category = await createCategory(app, admin)
+    const filed = { categoryIds: [category.id] }
+    const authorsDrafts = [
+      (await createPost(app, author, { status: 'draft', ...filed })).id,
+      (await createPost(app, author, { status: 'draft', ...filed })).id,
+    ]
+    const othersDraft = (await createPost(app, other, { status: 'draft', ...filed })).id
+    await createPost(app, author, { status: 'published', ...filed })
+    await createPost(app, author, { status: 'scheduled', publishedAt: inDays(1), ...filed })
 
-  t.same(sorted(await listAll(app, `status=draft&category=${category.id}`, admin.auth)), sorted([...authorsDrafts, othersDraft]), 'admin: the drafts of all authors')
-  t.same(sorted(await listAll(app, 'status=draft', author.auth)), sorted(authorsDrafts), "a user: their own drafts")
-  t.same(await listAll(app, 'status=draft', other.auth), [othersDraft], 'another user: theirs')
-  t.same(sorted(await listAll(app, `status=draft&author=${author.id}`, author.auth)), sorted(authorsDrafts), 'a user naming themselves')
-  t.same(await listAll(app, `status=draft&author=${author.id}`, other.auth), [], "a user asking for someone else's drafts: an empty list")
-  t.same(await listAll(app, `status=draft&category=${category.id}`), [], 'anonymous: none')
-})
+    t.same(
+      sorted(await listAll(app, `status=draft&category=${category.id}`, admin.auth)),
+      sorted([...authorsDrafts, othersDraft]),
+      'admin: the drafts of all authors',
+    )
+    t.same(sorted(await listAll(app, 'status=draft', author.auth)), sorted(authorsDrafts), 'a user: their own drafts')
+    t.same(await listAll(app, 'status=draft', other.auth), [othersDraft], 'another user: theirs')
+    t.same(
+      sorted(await listAll(app, `status=draft&author=${author.id}`, author.auth)),
+      sorted(authorsDrafts),
+      'a user naming themselves',
+    )
+    t.same(
+      await listAll(app, `status=draft&author=${author.id}`, other.auth),
+      [],
+      "a user asking for someone else's drafts: an empty list",
+    )
+    t.same(await listAll(app, `status=draft&category=${category.id}`), [], 'anonymous: none')
+  },
+)
 
-t.test('status=scheduled: by publication time, own posts for users, all for admins, no drafts or published posts', async (t) => {
-  const app = await build(t)
-  const [author, other, admin] = [await registerUser(app), await registerUser(app), await registerAdmin(app)]
-  const category = await createCategory(app, admin)
-  const filed = { categoryIds: [category.id] }
-  // Created in the opposite order of their publication times: the list follows publishedAt.
-  const later = (await createPost(app, author, { status: 'scheduled', publishedAt: inDays(2), ...filed })).id
-  const sooner = (await createPost(app, author, { status: 'scheduled', publishedAt: inDays(1), ...filed })).id
-  const othersScheduled = (await createPost(app, other, { status: 'scheduled', publishedAt: inDays(3), ...filed })).id
-  await createPost(app, author, { status: 'draft', ...filed })
-  await createPost(app, author, { status: 'published', ...filed })
+t.test(
+  'status=scheduled: by publication time, own posts for users, all for admins, no drafts or published posts',
+  async (t) => {
+    const app = await build(t)
+    const [author, other, admin] = [await registerUser(app), await registerUser(app), await registerAdmin(app)]
+    const category = await createCategory(app, admin)
+    const filed = { categoryIds: [category.id] }
+    // Created in the opposite order of their publication times: the list follows publishedAt.
+    const later = (await createPost(app, author, { status: 'scheduled', publishedAt: inDays(2), ...filed })).id
+    const sooner = (await createPost(app, author, { status: 'scheduled', publishedAt: inDays(1), ...filed })).id
+    const othersScheduled = (await createPost(app, other, { status: 'scheduled', publishedAt: inDays(3), ...filed })).id
+    await createPost(app, author, { status: 'draft', ...filed })
+    await createPost(app, author, { status: 'published', ...filed })
 
-  t.same(await listAll(app, 'status=scheduled', author.auth), [later, sooner], 'a user: their own, latest publication first')
-  t.same(await listAll(app, `status=scheduled&category=${category.id}`, admin.auth), [othersScheduled, later, sooner], 'admin: every author\'s')
-  t.same(await listAll(app, `status=scheduled&author=${other.id}`, author.auth), [], "a user asking for someone else's: an empty list")
-  t.same(await listAll(app, `status=scheduled&category=${category.id}`), [], 'anonymous: none')
-})
+    t.same(
+      await listAll(app, 'status=scheduled', author.auth),
+      [later, sooner],
+      'a user: their own, latest publication first',
+    )
+    t.same(
+      await listAll(app, `status=scheduled&category=${category.id}`, admin.auth),
+      [othersScheduled, later, sooner],
+      "admin: every author's",
+    )
+    t.same(
+      await listAll(app, `status=scheduled&author=${other.id}`, author.auth),
+      [],
+      "a user asking for someone else's: an empty list",
+    )
+    t.same(await listAll(app, `status=scheduled&category=${category.id}`), [], 'anonymous: none')
+  },
+)
 
 t.test('search finds a rare word beyond the newest posts it reads in order (the search index path)', async (t) => {
   // A database of its own on PostgreSQL: these ten thousand posts would slow every other file's lists.
@@ -138,15 +209,32 @@ t.test('search finds a rare word beyond the newest posts it reads in order (the 
     select p.id, c.id from posts p, categories c where p.author_id = ${author.id}::uuid and c.is_default`
   const newestFirst = (where: { body?: { contains: string } }, take?: number) =>
     app.services.database.prisma.post
-      .findMany({ where: { authorId: author.id, status: 'published', ...where }, orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }], select: { id: true }, take })
+      .findMany({
+        where: { authorId: author.id, status: 'published', ...where },
+        orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
+        select: { id: true },
+        take,
+      })
       .then((posts) => posts.map((post) => post.id))
   const matching = await newestFirst({ body: { contains: word } })
   t.equal(matching.length, 6)
   const othersPost = await createPost(app, await registerUser(app), { status: 'published', body: `Another ${word}.` })
   t.same(await listAll(app, `q=${word}`), [othersPost.id, ...matching], 'every match, newest first, across pages')
-  t.same(await listAll(app, `q=${word}&author=${author.id}`), matching, "with the author filter: that author's matches only")
+  t.same(
+    await listAll(app, `q=${word}&author=${author.id}`),
+    matching,
+    "with the author filter: that author's matches only",
+  )
   const common = await app.inject({ method: 'GET', url: `/posts?q=bulk&author=${author.id}&limit=5` })
-  t.same(common.json().data.map((post: { id: string }) => post.id), await newestFirst({}, 5), 'a common word: the newest page')
+  t.same(
+    common.json().data.map((post: { id: string }) => post.id),
+    await newestFirst({}, 5),
+    'a common word: the newest page',
+  )
   const alone = await app.inject({ method: 'GET', url: '/posts?q=bulk&limit=5' })
-  t.same(alone.json().data.map((post: { id: string }) => post.id), await newestFirst({}, 5), 'and with no other filter (found among the newest posts read in order)')
+  t.same(
+    alone.json().data.map((post: { id: string }) => post.id),
+    await newestFirst({}, 5),
+    'and with no other filter (found among the newest posts read in order)',
+  )
 })

@@ -22,7 +22,8 @@ const table: Record<string, { published: Record<Caller, number>; draft: Record<C
 t.test('createPost: anonymous 401, any signed-in user 201', async (t) => {
   const app = await build(t)
   const [user, admin] = [await registerUser(app), await registerAdmin(app)]
-  const create = (headers = {}) => app.inject({ method: 'POST', url: '/posts', headers, payload: { title: 'T', body: 'B' } })
+  const create = (headers = {}) =>
+    app.inject({ method: 'POST', url: '/posts', headers, payload: { title: 'T', body: 'B' } })
   t.equal((await create()).statusCode, 401, 'anonymous')
   t.equal((await create(user.auth)).statusCode, 201, 'user')
   t.equal((await create(admin.auth)).statusCode, 201, 'admin')
@@ -31,15 +32,26 @@ t.test('createPost: anonymous 401, any signed-in user 201', async (t) => {
 t.test('updatePost and deletePost', async (t) => {
   const app = await build(t)
   const [owner, other, admin] = [await registerUser(app), await registerUser(app), await registerAdmin(app)]
-  const headersOf: Record<Caller, Record<string, string>> = { anonymous: {}, 'another user': other.auth, owner: owner.auth, admin: admin.auth }
+  const headersOf: Record<Caller, Record<string, string>> = {
+    anonymous: {},
+    'another user': other.auth,
+    owner: owner.auth,
+    admin: admin.auth,
+  }
   for (const [operation, expectations] of Object.entries(table)) {
     for (const status of ['published', 'draft'] as const) {
       for (const caller of callers) {
         // A fresh post per cell: a successful delete must not decide the next cell.
         const post = await createPost(app, owner, { status })
-        const response = operation === 'updatePost'
-          ? await app.inject({ method: 'PATCH', url: `/posts/${post.id}`, headers: headersOf[caller], payload: { title: 'Changed' } })
-          : await app.inject({ method: 'DELETE', url: `/posts/${post.id}`, headers: headersOf[caller] })
+        const response =
+          operation === 'updatePost'
+            ? await app.inject({
+                method: 'PATCH',
+                url: `/posts/${post.id}`,
+                headers: headersOf[caller],
+                payload: { title: 'Changed' },
+              })
+            : await app.inject({ method: 'DELETE', url: `/posts/${post.id}`, headers: headersOf[caller] })
         t.equal(response.statusCode, expectations[status][caller], `${operation} on a ${status} post by ${caller}`)
       }
     }

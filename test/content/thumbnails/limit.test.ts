@@ -21,7 +21,10 @@ async function listen(app: App) {
   const sockets: Socket[] = []
   app.server.on('connection', (socket: Socket) => sockets.push(socket))
   await app.listen({ host: '127.0.0.1', port: 0 })
-  return { port: (app.server.address() as AddressInfo).port, bytesRead: () => sockets.reduce((sum, socket) => sum + socket.bytesRead, 0) }
+  return {
+    port: (app.server.address() as AddressInfo).port,
+    bytesRead: () => sockets.reduce((sum, socket) => sum + socket.bytesRead, 0),
+  }
 }
 
 function startUpload(port: number, path: string, headers: http.OutgoingHttpHeaders): ClientRequest {
@@ -35,7 +38,11 @@ function startUpload(port: number, path: string, headers: http.OutgoingHttpHeade
  * The answer and its parsed body; when none comes within 20 s, a failed assertion saying what that
  * means (`silence`), the request dropped, and null.
  */
-async function answer(t: Test, request: ClientRequest, silence: string): Promise<{ response: IncomingMessage; body: unknown } | null> {
+async function answer(
+  t: Test,
+  request: ClientRequest,
+  silence: string,
+): Promise<{ response: IncomingMessage; body: unknown } | null> {
   const response = await new Promise<IncomingMessage | null>((resolve) => {
     request.on('response', resolve)
     setTimeout(() => resolve(null), 20_000).unref()
@@ -66,18 +73,30 @@ t.test('over the limit: 413 PAYLOAD_TOO_LARGE while the client is still sending'
   const post = await createPost(app, author)
   const server = await listen(app)
 
-  const head = Buffer.from('--B\r\nContent-Disposition: form-data; name="file"; filename="big.jpg"\r\nContent-Type: image/jpeg\r\n\r\n')
+  const head = Buffer.from(
+    '--B\r\nContent-Disposition: form-data; name="file"; filename="big.jpg"\r\nContent-Type: image/jpeg\r\n\r\n',
+  )
   const tail = Buffer.from('\r\n--B--\r\n')
   // Chunked, no Content-Length: a declared length this large would be refused before reading.
-  const request = startUpload(server.port, `/posts/${post.id}/thumbnail`, { ...author.auth, 'content-type': 'multipart/form-data; boundary=B' })
+  const request = startUpload(server.port, `/posts/${post.id}/thumbnail`, {
+    ...author.auth,
+    'content-type': 'multipart/form-data; boundary=B',
+  })
   // The header and 1.2 times the limit (within the bound on the whole body), then nothing until an answer comes.
   const sent = Math.round(LIMIT * 1.2)
   request.write(Buffer.concat([head, Buffer.alloc(sent, 0xab)]))
   const answered = await answer(t, request, 'the server waits for the rest of the file')
   if (answered === null) return
   t.equal(answered.response.statusCode, 413)
-  t.match(answered.body, { data: null, error: { code: 'PAYLOAD_TOO_LARGE', message: `The file is larger than ${LIMIT} bytes.` } })
-  t.equal(answered.response.headers.connection, 'close', 'the rest of the body is not drained: the connection is closed')
+  t.match(answered.body, {
+    data: null,
+    error: { code: 'PAYLOAD_TOO_LARGE', message: `The file is larger than ${LIMIT} bytes.` },
+  })
+  t.equal(
+    answered.response.headers.connection,
+    'close',
+    'the rest of the body is not drained: the connection is closed',
+  )
   // Now offer the rest of the file: a server draining the body to keep the connection reads it all.
   request.end(Buffer.concat([Buffer.alloc(FILE_SIZE - sent, 0xab), tail]))
   t.ok(await closed(request), 'the server closed the connection')
@@ -101,7 +120,13 @@ t.test('refused before the body is read: the connection is closed, the rest of t
   const cases: [string, string, Record<string, string>, string, number][] = [
     ['anonymous', `/posts/${post.id}/thumbnail`, {}, 'multipart/form-data; boundary=B', 401],
     ['another user', `/posts/${post.id}/thumbnail`, stranger.auth, 'multipart/form-data; boundary=B', 403],
-    ['an unknown post', '/posts/00000000-0000-4000-8000-000000000000/thumbnail', author.auth, 'multipart/form-data; boundary=B', 404],
+    [
+      'an unknown post',
+      '/posts/00000000-0000-4000-8000-000000000000/thumbnail',
+      author.auth,
+      'multipart/form-data; boundary=B',
+      404,
+    ],
     ['not multipart', `/posts/${post.id}/thumbnail`, author.auth, 'application/octet-stream', 415],
   ]
   for (const [who, path, auth, contentType, status] of cases) {
@@ -124,7 +149,13 @@ t.test('bytes around the file part count too: 413 for a body larger than the lim
   const bound = LIMIT + FRAMING
   const expectBodyTooLarge = (t: Test, answered: { response: IncomingMessage; body: unknown }) => {
     t.equal(answered.response.statusCode, 413)
-    t.match(answered.body, { data: null, error: { code: 'PAYLOAD_TOO_LARGE', message: `The request body is larger than ${bound} bytes; the file may be at most ${LIMIT} bytes.` } })
+    t.match(answered.body, {
+      data: null,
+      error: {
+        code: 'PAYLOAD_TOO_LARGE',
+        message: `The request body is larger than ${bound} bytes; the file may be at most ${LIMIT} bytes.`,
+      },
+    })
     t.equal(answered.response.headers.connection, 'close')
   }
 
@@ -142,21 +173,27 @@ t.test('bytes around the file part count too: 413 for a body larger than the lim
     request.destroy()
   })
 
-  await t.test('a chunked body whose preamble (before any boundary) outgrows the bound: 413 while still sending', async (t) => {
-    const before = server.bytesRead()
-    // No Content-Length: the body is sent chunked. Junk that busboy skips as the preamble.
-    const request = startUpload(server.port, `/posts/${post.id}/thumbnail`, { ...author.auth, 'content-type': 'multipart/form-data; boundary=B' })
-    request.write(Buffer.alloc(bound + 50_000, 0x61))
-    const answered = await answer(t, request, 'the server reads the preamble without limit')
-    if (answered === null) return
-    expectBodyTooLarge(t, answered)
-    // Offer far more: the server must not read it.
-    request.end(Buffer.alloc(FILE_SIZE, 0x61))
-    t.ok(await closed(request), 'the server closed the connection')
-    const read = server.bytesRead() - before
-    t.ok(read < FILE_SIZE / 2, `the server read ${read} of the ${bound + 50_000 + FILE_SIZE} bytes offered`)
-    request.destroy()
-  })
+  await t.test(
+    'a chunked body whose preamble (before any boundary) outgrows the bound: 413 while still sending',
+    async (t) => {
+      const before = server.bytesRead()
+      // No Content-Length: the body is sent chunked. Junk that busboy skips as the preamble.
+      const request = startUpload(server.port, `/posts/${post.id}/thumbnail`, {
+        ...author.auth,
+        'content-type': 'multipart/form-data; boundary=B',
+      })
+      request.write(Buffer.alloc(bound + 50_000, 0x61))
+      const answered = await answer(t, request, 'the server reads the preamble without limit')
+      if (answered === null) return
+      expectBodyTooLarge(t, answered)
+      // Offer far more: the server must not read it.
+      request.end(Buffer.alloc(FILE_SIZE, 0x61))
+      t.ok(await closed(request), 'the server closed the connection')
+      const read = server.bytesRead() - before
+      t.ok(read < FILE_SIZE / 2, `the server read ${read} of the ${bound + 50_000 + FILE_SIZE} bytes offered`)
+      request.destroy()
+    },
+  )
 
   const read = await app.inject({ method: 'GET', url: `/posts/${post.id}`, headers: author.auth })
   t.equal(read.json().data.thumbnail, null, 'nothing stored')
