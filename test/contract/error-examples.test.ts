@@ -4,8 +4,7 @@
 // them. An example that cannot be replayed here is listed with the reason, so that a new example
 // is replayed or explained, never left unchecked.
 import { randomUUID } from 'node:crypto'
-import { once } from 'node:events'
-import { connect, type AddressInfo, type Socket } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { crc32 } from 'node:zlib'
 import type { InjectOptions } from 'fastify'
 import t from 'tap'
@@ -17,6 +16,7 @@ import { build } from '../helpers/build.ts'
 import { createCategory, createComment, uniqueSlug } from '../helpers/content.ts'
 import { pngClaiming, solidImage, uploadThumbnail } from '../helpers/images.ts'
 import { createPost } from '../helpers/posts.ts'
+import { exchange, timedOut } from '../helpers/raw-http.ts'
 import { signToken } from '../helpers/tokens.ts'
 
 type ErrorBody = { code: string; message: string; details: unknown[] }
@@ -48,18 +48,8 @@ const NOT_REPLAYED: Record<string, string> = {
   'ServiceUnavailable.databaseDown': "getHealth's answer when the database is down (test/db/unavailable.test.ts)",
 }
 
-/** Writes `raw` on a new connection and returns the parsed JSON body of the answer. */
-async function rawExchange(port: number, raw: string): Promise<ErrorBody> {
-  const socket = connect(port, '127.0.0.1')
-  const chunks: Buffer[] = []
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk))
-  socket.on('error', () => {}) // a reset after the answer is fine: the answer is what is tested
-  await once(socket, 'connect')
-  socket.write(raw)
-  await once(socket, 'close')
-  const body = Buffer.concat(chunks).toString('latin1').split('\r\n\r\n', 2)[1] ?? ''
-  return (JSON.parse(body) as { error: ErrorBody }).error
-}
+/** The error in the JSON body of a raw HTTP answer. */
+const errorIn = (answer: string) => (JSON.parse(answer.split('\r\n\r\n', 2)[1] ?? '') as { error: ErrorBody }).error
 
 /** A 1×1 PNG carrying `count` empty tEXt chunks: more metadata blocks than allowed, in 20 bytes each. */
 async function pngWithTextChunks(count: number): Promise<Buffer> {
@@ -109,22 +99,13 @@ t.test('every error example in the spec is what the service answers', async (t) 
         headers: { 'content-type': 'application/json' },
         payload: '{"email": "alice@example.com",',
       }),
-    'MalformedRequest.malformedRequest': () =>
-      rawExchange(port, 'GET /ping HTTP/1.1\r\nHost: localhost\r\nNot a header\r\n\r\n'),
-    'HeadersTooLarge.headersTooLarge': () =>
-      rawExchange(port, `GET /ping HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`),
-    'RequestTimeout.requestTimeout': async () => {
-      // Node raises this after 30 s without the whole request; raised here at once, as Node raises it.
-      const accepted = once(app.server, 'connection') as Promise<[Socket]>
-      const answer = rawExchange(port, 'GET /ping HTTP/1.1\r\nHost: localhost\r\n')
-      const [socket] = await accepted
-      app.server.emit(
-        'clientError',
-        Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
-        socket,
-      )
-      return answer
-    },
+    'MalformedRequest.malformedRequest': async () =>
+      errorIn(await exchange(port, 'GET /ping HTTP/1.1\r\nHost: localhost\r\nNot a header\r\n\r\n')),
+    'HeadersTooLarge.headersTooLarge': async () =>
+      errorIn(
+        await exchange(port, `GET /ping HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`),
+      ),
+    'RequestTimeout.requestTimeout': async () => errorIn(await timedOut(app.server, port)),
     'Unauthorized.unauthenticated': () => errorOf({ method: 'GET', url: '/me' }),
     'Unauthorized.tokenExpired': () => {
       const past = Math.floor(Date.now() / 1000) - 3600

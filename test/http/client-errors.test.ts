@@ -3,31 +3,15 @@
 // request id and the contract version, then the connection is closed; on a pipelined connection,
 // after the answers to the requests before them. So are the requests Node itself would answer
 // bare (no Host, an unknown Expect).
-import { once } from 'node:events'
-import { connect } from 'node:net'
 import t, { type Test } from 'tap'
 import { listOperations, loadSpec } from '../../src/spec.ts'
 import { registerUser } from '../helpers/accounts.ts'
 import { build } from '../helpers/build.ts'
 import { makeContractChecker, type SeenResponse } from '../helpers/contract.ts'
 import { createPost } from '../helpers/posts.ts'
+import { exchange, timedOut } from '../helpers/raw-http.ts'
 
 const documentedCodes = new Set(loadSpec().components.schemas.ErrorCode?.enum)
-
-/** Sends each of `requests` on one new connection, each after an answer to the one before, and reads until the server closes it. */
-async function exchange(port: number, ...requests: string[]): Promise<string> {
-  const socket = connect(port, '127.0.0.1')
-  const chunks: Buffer[] = []
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk))
-  socket.on('error', () => {}) // a reset after the answer is fine: the answer is what is tested
-  await once(socket, 'connect')
-  for (const [index, raw] of requests.entries()) {
-    if (index > 0) await once(socket, 'data')
-    socket.write(raw)
-  }
-  await once(socket, 'close')
-  return Buffer.concat(chunks).toString('latin1')
-}
 
 /** Writes `raw` (several requests, pipelined) on a new connection at once and reads until the server closes it. */
 async function pipeline(port: number, raw: string): Promise<string[]> {
@@ -146,21 +130,8 @@ t.test('errors of the HTTP parser come out in the envelope', async (t) => {
     assertEnvelope(t, second, 431, 'HEADERS_TOO_LARGE')
   })
 
-  /** Node raises this after requestTimeout (30 s); raised here at once, as Node raises it, on a real connection. */
-  async function timedOut() {
-    const accepted = once(app.server, 'connection') as Promise<[import('node:net').Socket]>
-    const answer = exchange(port, 'GET /ping HTTP/1.1\r\nHost: x\r\n')
-    const [socket] = await accepted
-    app.server.emit(
-      'clientError',
-      Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
-      socket,
-    )
-    return answer
-  }
-
   t.test('a request not received in time → 408 REQUEST_TIMEOUT', async (t) => {
-    assertEnvelope(t, await timedOut(), 408, 'REQUEST_TIMEOUT')
+    assertEnvelope(t, await timedOut(app.server, port), 408, 'REQUEST_TIMEOUT')
   })
 
   // The parser refuses before any operation runs, so any operation's client may meet these answers.
@@ -168,7 +139,7 @@ t.test('errors of the HTTP parser come out in the envelope', async (t) => {
     const answers = {
       'no Host (400)': await exchange(port, 'GET /ping HTTP/1.1\r\nConnection: close\r\n\r\n'),
       'not HTTP (400)': await exchange(port, 'HELLO\r\n\r\n'),
-      'not in time (408)': await timedOut(),
+      'not in time (408)': await timedOut(app.server, port),
       'header too large (431)': await exchange(
         port,
         `GET /ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
