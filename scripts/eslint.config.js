@@ -30,7 +30,7 @@ export default tseslint.config(
                 'Domain code does not know the web framework: take what you need as a parameter or a type of the domain (e.g. Logger of src/log.ts).',
             },
             {
-              group: ['**/http/**', '**/handlers/**', '**/metrics/**', '**/app.ts', '**/server.ts'],
+              group: ['**/http/**', '**/handlers/**', '**/metrics/**', '**/app.ts', '**/server.ts', '**/services.ts'],
               message:
                 'Domain code does not import the layers built on it: move what both need to the domain side (errors/, auth/principal.ts, cursor.ts).',
             },

@@ -1,6 +1,6 @@
 // Password hashing with bcrypt, on worker threads. bcryptjs's async API runs on the main thread in
-// 100 ms slices, and with a few logins at once the event loop ran seconds of slices between two
-// polls for I/O: measured, GET /ping went from 1 ms to 1.5 s (median) during 8 concurrent logins.
+// 100 ms slices, and with a few logins at once the event loop runs seconds of slices between two
+// polls for I/O: every other request waits behind them.
 import { randomBytes } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { Piscina } from 'piscina'

@@ -175,8 +175,8 @@ export interface PostStoreOptions {
 export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostStoreOptions = {}) {
   // The server ends a write's statement before the client stops waiting for it: the client then
   // gets the server's error (SQLSTATE 57014, answered 503) and the transaction rolls back as usual.
-  // A client that gives up first leaves the statement running on the server (measured: a search
-  // index of 100 000 characters ran on 18 s after its request was answered 503).
+  // A client that gives up first leaves the statement running on the server, long after its
+  // request was answered 503.
   const statementTimeout = databaseTimeoutMs === undefined ? undefined : String(Math.floor(databaseTimeoutMs * 0.9))
   /**
    * Runs reads in one snapshot. Prisma loads each relation of an `include` in a query of its own,
@@ -188,9 +188,9 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
    */
   const snapshot = <T>(read: (tx: Tx) => Promise<T>) =>
     prisma.$transaction(read, { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead })
-  // A snapshot costs a transaction's round trips (measured on PostgreSQL: cache-off getPost 0.41×
-  // → 0.26× of /ping, listPosts −20 %) and torn reads are rare (a write committing between two
-  // queries of one read), so reads go without one and only a torn result is read again inside one.
+  // A snapshot costs a transaction's round trips on every read, and torn reads are rare (a write
+  // committing between two queries of one read), so reads go without one and only a torn result
+  // is read again inside one.
   const torn = (post: PostRecord) =>
     post.categories.length === 0 || post.categories.some((filing) => filing.category === null)
 
@@ -241,9 +241,8 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
       const search = query.search
         ? Prisma.sql`p.search_vector @@ websearch_to_tsquery('english', ${query.search})`
         : undefined
-      // With an author or a category, the planner's statistics on them pick a good plan (measured at
-      // a million posts: each combination with a common or a rare word under 15 ms). A search
-      // alone is its blind spot: see searchAlone.
+      // With an author or a category, the planner's statistics on them pick a good plan, even at a
+      // million posts. A search alone is its blind spot: see searchAlone.
       const readPage = async (db: Tx) => {
         const rows =
           search && filters.length === 0

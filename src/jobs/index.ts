@@ -3,9 +3,8 @@
 import type { Logger } from '../log.ts'
 import { createMailer } from '../mail/mailer.ts'
 import type { Queue } from '../queue/queue.ts'
-import type { Services } from '../services.ts'
 import { cleanUpAccountsJob } from './clean-up-accounts.ts'
-import type { Job, JobsOptions } from './job.ts'
+import type { Job, JobServices, JobsOptions } from './job.ts'
 import { publishPostJob } from './publish-post.ts'
 import { sweepImagesJob } from './sweep-images.ts'
 import { welcomeEmailJob } from './welcome-email.ts'
@@ -29,7 +28,7 @@ export interface Jobs {
 /** Starts every job's worker, and the mailer they send with. */
 export async function startJobs(
   queue: Queue,
-  services: Services,
+  services: JobServices,
   log: Logger,
   options: JobsOptions = {},
 ): Promise<Jobs> {

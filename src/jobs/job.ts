@@ -2,9 +2,11 @@
 // a worker, started once the services it calls exist. Each job's file exports one; jobs/index.ts lists them.
 import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
-import type { CleanupLimits } from '../auth/account-cleanup.ts'
+import type { AccountCleanup, CleanupLimits } from '../auth/account-cleanup.ts'
+import type { Config } from '../config.ts'
+import type { PostService } from '../content/posts.ts'
+import type { ThumbnailService } from '../content/thumbnails.ts'
 import type { Mailer } from '../mail/mailer.ts'
-import type { Services } from '../services.ts'
 
 export interface JobsOptions {
   pollingIntervalSeconds?: number
@@ -13,10 +15,18 @@ export interface JobsOptions {
   accountCleanup?: Partial<CleanupLimits>
 }
 
+/** The service functions workers run: the composition root (services.ts) hands them over. */
+export interface JobServices {
+  config: Config
+  posts: Pick<PostService, 'publishIfDue'>
+  thumbnails: Pick<ThumbnailService, 'sweepUnusedImages'>
+  accountCleanup: AccountCleanup
+}
+
 /** What a worker may use. */
 export interface JobContext {
   boss: PgBoss
-  services: Services
+  services: JobServices
   mailer: Mailer
   log: Logger
   options: JobsOptions

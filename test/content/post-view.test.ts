@@ -25,6 +25,9 @@ t.test('a strong, quoted tag, the same for the same representation', async (t) =
 
 t.test('any field the client sees changes the tag', async (t) => {
   const changes: Partial<Post>[] = [
+    { id: '0192f7da-4b5c-7d6e-9f70-8a9b0c1d2e40' },
+    { createdAt: '2030-09-01T07:00:00.001Z' },
+    { author: { ...post.author, id: '0192f7c4-5a2b-7c3d-8e4f-123456789abd' } },
     { title: 'Autumn in the Engadin!' },
     { body: 'Larches turn gold!' },
     { excerpt: 'Larches.' },

@@ -120,6 +120,17 @@ t.test(
     for (const status of STATUSES) {
       t.equal(canSeeComment(null, comment(status)), status === 'published', `anonymous, comment on a ${status} post`)
       t.equal(canSeeComment(author, comment(status)), true, `the post's author, comment on a ${status} post`)
+      t.equal(canSeeComment(admin, comment(status)), true, `an admin, comment on a ${status} post`)
+      t.equal(
+        canSeeComment(stranger, comment(status)),
+        status === 'published',
+        `another user, comment on a ${status} post`,
+      )
+      t.equal(
+        canSeeComment(commenter, comment(status)),
+        status === 'published',
+        `its own author, comment on a ${status} post`,
+      )
     }
     const may = { commenter, author, stranger, admin }
     const EDIT = { commenter: true, author: false, stranger: false, admin: false }

@@ -84,3 +84,15 @@ t.test('every known exception still is one', async (t) => {
     t.ok(prismaImports.has(path), `${path} (${reason}) no longer imports Prisma: take it off the list`)
   }
 })
+
+t.test('and only they, and the composition root that builds the stores, use the client', async (t) => {
+  // An import is not needed to reach it: `services.database.prisma` is at hand in every handler
+  // and job. Code names it as `prisma` (or a transaction of it as `Tx`), in any form of access.
+  const CLIENT = /\b(?:prisma|Tx)\b/
+  const users = sourceFiles(SRC)
+    .map((file) => relative(ROOT, file))
+    .filter((path) => !mayImportPrisma(path) && path !== 'src/services.ts')
+    .filter((path) => CLIENT.test(readFileSync(join(ROOT, path), 'utf8')))
+  t.same(users, [], 'a service, handler or job reaches the database through a store')
+  t.ok(CLIENT.test(readFileSync(join(SRC, 'services.ts'), 'utf8')), 'the check sees the composition root use it')
+})

@@ -1,0 +1,52 @@
+// The cursor codec, without the app: what it issues decodes to the same position, and anything
+// else is a 400 on /query/cursor, never a position the database cannot compare with.
+import t from 'tap'
+import { decodeCursor, decodeKeyCursor, encodeCursor, keyPageOf, pageOf } from '../src/cursor.ts'
+
+const position = { at: new Date('2030-10-01T07:00:00.123Z'), id: '0192f7da-4b5c-7d6e-9f70-8a9b0c1d2e3f' }
+const b64 = (text: string) => Buffer.from(text).toString('base64url')
+
+t.test('what it issues, it reads back; no cursor is the first page', async (t) => {
+  t.same(decodeCursor(encodeCursor(position)), position)
+  t.match(encodeCursor(position), /^[A-Za-z0-9_-]+$/, 'base64url, as the spec says')
+  t.equal(decodeCursor(undefined), undefined)
+  t.equal(decodeKeyCursor(undefined, /^[a-z]+$/), undefined)
+  t.equal(decodeKeyCursor(b64('travel'), /^[a-z]+$/), 'travel')
+})
+
+t.test('anything else is 400 VALIDATION_FAILED on /query/cursor', async (t) => {
+  const forged = [
+    '',
+    'not base64 at all!',
+    b64('2030-10-01T07:00:00.123Z'),
+    b64('2030-10-01T07:00:00.123Z|not-a-uuid'),
+    b64('2030-02-30T07:00:00.000Z|0192f7da-4b5c-7d6e-9f70-8a9b0c1d2e3f'),
+    b64('+275760-09-13T00:00:00.000Z|0192f7da-4b5c-7d6e-9f70-8a9b0c1d2e3f'),
+    b64('0000-01-01T00:00:00.000Z|0192f7da-4b5c-7d6e-9f70-8a9b0c1d2e3f'),
+    b64('2030-10-01 07:00:00|0192f7da-4b5c-7d6e-9f70-8a9b0c1d2e3f'),
+    b64('2030-10-01T07:00:00.123Z|0192F7DA-4B5C-7D6E-9F70-8A9B0C1D2E3F'),
+  ]
+  for (const cursor of forged) {
+    t.throws(
+      () => decodeCursor(cursor),
+      { statusCode: 400, code: 'VALIDATION_FAILED', details: [{ path: '/query/cursor' }] },
+      JSON.stringify(cursor),
+    )
+  }
+  t.throws(
+    () => decodeKeyCursor(b64('Travel; drop'), /^[a-z]+$/),
+    { statusCode: 400, code: 'VALIDATION_FAILED', details: [{ path: '/query/cursor' }] },
+    'a key cursor that breaks its pattern',
+  )
+})
+
+t.test('a page of limit + 1 rows: limit items, and the cursor of the last one only when more follow', async (t) => {
+  const rows = [1, 2, 3].map((n) => ({ at: new Date(Date.UTC(2030, 0, n)), id: position.id }))
+  const full = pageOf(rows, 2, (row) => row)
+  t.same(full.items, rows.slice(0, 2))
+  t.same(decodeCursor(full.nextCursor!), rows[1])
+  t.equal(pageOf(rows, 3, (row) => row).nextCursor, null, 'the last page')
+  const keys = keyPageOf(['a', 'b', 'c'], 2, (key) => key)
+  t.same(keys, { items: ['a', 'b'], nextCursor: b64('b') })
+  t.equal(keyPageOf(['a'], 2, (key) => key).nextCursor, null)
+})
