@@ -2,7 +2,8 @@
 // pipelined requests, a request that never completes.
 import { once } from 'node:events'
 import type { Server } from 'node:http'
-import { connect, type Socket } from 'node:net'
+import { connect, type AddressInfo, type Socket } from 'node:net'
+import type { FastifyInstance } from 'fastify'
 
 /** Sends each of `requests` on one new connection, each after an answer to the one before, and reads until the server closes it. */
 export async function exchange(port: number, ...requests: string[]): Promise<string> {
@@ -29,4 +30,17 @@ export async function timedOut(server: Server, port: number): Promise<string> {
   const [socket] = await accepted
   server.emit('clientError', Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket)
   return answer
+}
+
+/** Listens on a free port, keeping the server's side of every connection to count the bytes it read. */
+export async function listenCountingBytes(app: FastifyInstance) {
+  const sockets: Socket[] = []
+  app.server.on('connection', (socket: Socket) => sockets.push(socket))
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as AddressInfo
+  return {
+    base: `http://127.0.0.1:${port}`,
+    port,
+    bytesRead: () => sockets.reduce((sum, socket) => sum + socket.bytesRead, 0),
+  }
 }

@@ -3,9 +3,9 @@
 // drained) the whole body before answering would never answer this client. The same holds for an
 // upload refused before its body is read (401, 403, 404, 415), and for bytes outside the file part.
 import http, { type ClientRequest, type IncomingMessage } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
 import t, { type Test } from 'tap'
 import { build } from '../../helpers/build.ts'
+import { listenCountingBytes } from '../../helpers/raw-http.ts'
 import { registerUser } from '../../helpers/accounts.ts'
 import { createPost } from '../../helpers/posts.ts'
 
@@ -13,19 +13,6 @@ const LIMIT = 200_000
 const FILE_SIZE = 5 * 1024 * 1024
 /** What src/http/upload.ts allows around the file for the multipart framing. */
 const FRAMING = 64 * 1024
-
-type App = Awaited<ReturnType<typeof build>>
-
-/** Listens, and keeps the server's side of every connection to read its byte count afterwards. */
-async function listen(app: App) {
-  const sockets: Socket[] = []
-  app.server.on('connection', (socket: Socket) => sockets.push(socket))
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  return {
-    port: (app.server.address() as AddressInfo).port,
-    bytesRead: () => sockets.reduce((sum, socket) => sum + socket.bytesRead, 0),
-  }
-}
 
 function startUpload(port: number, path: string, headers: http.OutgoingHttpHeaders): ClientRequest {
   const request = http.request({ host: '127.0.0.1', port, method: 'PUT', path, headers })
@@ -71,7 +58,7 @@ t.test('over the limit: 413 PAYLOAD_TOO_LARGE while the client is still sending'
   const app = await build(t, { UPLOAD_LIMIT_BYTES: String(LIMIT) })
   const author = await registerUser(app)
   const post = await createPost(app, author)
-  const server = await listen(app)
+  const server = await listenCountingBytes(app)
 
   const head = Buffer.from(
     '--B\r\nContent-Disposition: form-data; name="file"; filename="big.jpg"\r\nContent-Type: image/jpeg\r\n\r\n',
@@ -113,7 +100,7 @@ t.test('refused before the body is read: the connection is closed, the rest of t
   const stranger = await registerUser(app, 'stranger')
   // Published, so that another user sees it and gets 403 rather than 404.
   const post = await createPost(app, author, { status: 'published' })
-  const { port } = await listen(app)
+  const { port } = await listenCountingBytes(app)
   // Declared far larger than the upload limit would allow, so that no size check answers first.
   const declared = 50 * 1024 * 1024
 
@@ -145,7 +132,7 @@ t.test('bytes around the file part count too: 413 for a body larger than the lim
   const app = await build(t, { UPLOAD_LIMIT_BYTES: String(LIMIT) })
   const author = await registerUser(app)
   const post = await createPost(app, author)
-  const server = await listen(app)
+  const server = await listenCountingBytes(app)
   const bound = LIMIT + FRAMING
   const expectBodyTooLarge = (t: Test, answered: { response: IncomingMessage; body: unknown }) => {
     t.equal(answered.response.statusCode, 413)

@@ -4,28 +4,16 @@
 // amount of the body before it closes (lingering close), and no more than that bound.
 import http from 'node:http'
 import net from 'node:net'
-import type { AddressInfo, Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import t from 'tap'
 import { build } from '../../helpers/build.ts'
+import { listenCountingBytes } from '../../helpers/raw-http.ts'
 import { registerUser } from '../../helpers/accounts.ts'
 import { createPost } from '../../helpers/posts.ts'
 import { eventually } from '../../helpers/images.ts'
 import { fetchFromAnotherProcess, type FetchCase, type FetchResult } from '../../helpers/fetch-process.ts'
 
 const LIMIT = 1024 * 1024
-
-type App = Awaited<ReturnType<typeof build>>
-
-async function listen(app: App) {
-  const sockets: Socket[] = []
-  app.server.on('connection', (socket: Socket) => sockets.push(socket))
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  return {
-    base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
-    port: (app.server.address() as AddressInfo).port,
-    bytesRead: () => sockets.reduce((sum, socket) => sum + socket.bytesRead, 0),
-  }
-}
 
 const statusOrError = (result: FetchResult) => (result.status === null ? result.error! : String(result.status))
 
@@ -37,7 +25,7 @@ t.test(
     const stranger = await registerUser(app, 'stranger')
     // Published, so that another user sees it and gets 403 rather than 404.
     const post = await createPost(app, author, { status: 'published' })
-    const { base } = await listen(app)
+    const { base } = await listenCountingBytes(app)
 
     const sizes = [100, 20_000, 200_000, 600_000, LIMIT]
     const cases = [
@@ -78,7 +66,7 @@ t.test('413 for a body over the limit reaches fetch, with Content-Length and chu
   const app = await build(t, { UPLOAD_LIMIT_BYTES: String(LIMIT) })
   const author = await registerUser(app)
   const post = await createPost(app, author)
-  const { base } = await listen(app)
+  const { base } = await listenCountingBytes(app)
   const url = `${base}/posts/${post.id}/thumbnail`
   const size = LIMIT + 200_000
   const results = await fetchFromAnotherProcess([
@@ -98,7 +86,7 @@ t.test('an anonymous oversized body is read up to the drain bound, then the conn
   const app = await build(t, { UPLOAD_LIMIT_BYTES: String(LIMIT), LINGERING_CLOSE_BYTES: String(drainBytes) })
   const author = await registerUser(app)
   const post = await createPost(app, author, { status: 'published' })
-  const server = await listen(app)
+  const server = await listenCountingBytes(app)
   const offered = 40 * 1024 * 1024
 
   // Chunked, no length: the server cannot tell in advance that the body is too large to drain.
@@ -146,7 +134,7 @@ t.test('a client that stops sending is not waited for: the connection is closed 
   const app = await build(t, { UPLOAD_LIMIT_BYTES: String(LIMIT), LINGERING_CLOSE_MS: '200' })
   const author = await registerUser(app)
   const post = await createPost(app, author, { status: 'published' })
-  const server = await listen(app)
+  const server = await listenCountingBytes(app)
   // Declared within the drain bound, so the server waits for it, but never sent whole.
   const request = http.request({
     host: '127.0.0.1',
@@ -190,7 +178,7 @@ t.test(
       serverSides.push(side)
       socket.once('close', () => (side.closed = true))
     })
-    const { port } = await listen(app)
+    const { port } = await listenCountingBytes(app)
     const clients: net.Socket[] = []
     // Four anonymous uploads, one after another: each declares 100 000 bytes, sends 1 000 and waits.
     // The client keeps its side open after the server's FIN, as a client still sending does.
