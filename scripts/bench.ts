@@ -1,30 +1,41 @@
 // `npm run bench`: starts the service (embedded database, or PostgreSQL when DATABASE_URL is set,
-// in a database of its own that is dropped afterwards), seeds it over HTTP, and measures with
-// autocannon in one run: GET /ping (the baseline), getPost cached, listPosts, login, getPost while
-// logins run, /ping while logins run, then, on a restart with the cache off, /ping again, getPost uncached and
-// /ping under abuse (hostile uploads and pathological bodies, scripts/bench/abuse.ts) with the
-// server's memory before, during and after. Figures are
-// ratios to the /ping of the same server process, since this machine's absolute speed varies.
+// in a database of its own that is dropped afterwards), seeds it over HTTP (60 posts of about 2 KB
+// in 5 categories) and measures with autocannon in one run, each read figure right after its bare
+// peer (scripts/bench/peer-server.ts):
+// - GET /ping and getPost cached, against a bare node:http server sending the very bytes our server
+//   sent for them;
+// - listPosts (first page, a page behind a cursor, a category) and getPost with the cache off,
+//   against a bare node:http + pg server answering each with one SQL query (PostgreSQL only);
+// - the server's RSS and heap idle after start-up, at peak under the read load, and after it;
+// - login, and getPost and /ping while logins run; then /ping under abuse (hostile uploads and
+//   pathological bodies, scripts/bench/abuse.ts) with the server's memory before, during and after.
 // Results are printed and written to bench-results/.
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { isDeepStrictEqual } from 'node:util'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { measureAbuse, prepareAttacks } from './bench/abuse.ts'
 import { scratchDatabase } from './bench/database.ts'
 import { formatFigure, measure as measureWith, withRatio, type Figure } from './bench/measure.ts'
-import { seed } from './bench/seed.ts'
-import { startServer } from './bench/server.ts'
+import { readMemory, watchPeakRss, type Memory } from './bench/memory.ts'
+import { captureAnswer, startPeer, type Peer } from './bench/peers.ts'
+import { BENCH_ADMIN, seed } from './bench/seed.ts'
+import { startServer, type RunningServer } from './bench/server.ts'
 
 const DURATION = Number(process.env.BENCH_DURATION_SECONDS ?? 10)
 const CONNECTIONS = 20
 const LOGINS_AT_ONCE = 20
+const POSTS = 60
+/** The server's pool size (DATABASE_POOL_MAX's default), given to the pg peer too. */
+const POOL_MAX = 10
 
 /**
  * autocannon stops at the deadline, but logins it abandoned are still queued for bcrypt on the
  * server: wait for them, so the next figure measures a server doing only what it is asked.
  */
 const drainLogins = () => new Promise((resolve) => setTimeout(resolve, 8_000))
+const settle = () => new Promise((resolve) => setTimeout(resolve, 2_000))
 
 const measure = (name: string, options: autocannon.Options) =>
   measureWith(name, { connections: CONNECTIONS, duration: DURATION, ...options })
@@ -34,11 +45,13 @@ const kind = database.kind
 // Production costs (bcrypt 12), limits out of the way: the benchmark logs in thousands of times.
 const env = {
   ...database.env,
+  ...BENCH_ADMIN,
   BCRYPT_COST: '12',
   LOGIN_LIMIT_PER_ACCOUNT: '100000',
   LOGIN_LIMIT_PER_ACCOUNT_ADDRESS: '100000',
   LOGIN_LIMIT_PER_ADDRESS: '1000000',
   REGISTER_LIMIT_PER_ADDRESS: '1000000',
+  DATABASE_POOL_MAX: String(POOL_MAX),
 }
 
 const figures: Figure[] = []
@@ -47,66 +60,114 @@ const report = (figure: Figure) => {
   console.log(formatFigure(figure))
 }
 
+/** The peer's figure, then ours on the same path; ours carries the ratio to the peer's. */
+async function versusPeer(name: string, peer: Peer, ours: RunningServer, path: string) {
+  const peerFigure = await measure(`  bare peer`, { url: `${peer.url}${path}` })
+  const ourFigure = withRatio(await measure(name, { url: `${ours.url}${path}` }), peerFigure)
+  report(peerFigure)
+  report(ourFigure)
+  return { peer: peerFigure, ours: ourFigure }
+}
+
+const dataOf = async (url: string) => ((await (await fetch(url)).json()) as { data: unknown; meta: unknown }).data
+const pageOf = async (url: string) =>
+  ((await (await fetch(url)).json()) as { meta: { page: { nextCursor: string | null } } }).meta.page
+
+const peers: Peer[] = []
+let server: RunningServer | undefined
 try {
   console.log(
     `bench: ${kind} database, ${DURATION} s per figure, ${CONNECTIONS} connections, ${cpus().length} cores, Node ${process.version}`,
   )
-  let server = await startServer(env)
-  const data = await seed(server.url, 200)
-  const postUrl = `${server.url}/posts/${data.postIds[100]}`
+  server = await startServer(env)
+  await settle()
+  const idle = await readMemory(server.child.pid!, server.url)
+  const data = await seed(server.url, POSTS)
+  const postPath = `/posts/${data.postIds[POSTS / 2]}`
+  const listPath = '/posts?limit=20'
+  const cursorPath = `/posts?limit=20&cursor=${(await pageOf(`${server.url}${listPath}`)).nextCursor}`
+  const categoryPath = `/posts?limit=20&category=${data.categorySlugs[2]}`
+  await fetch(`${server.url}${postPath}`) // into the cache
+  const bytesPeer = await startPeer({
+    fixed: {
+      '/ping': await captureAnswer(`${server.url}/ping`),
+      [postPath]: await captureAnswer(`${server.url}${postPath}`),
+    },
+  })
+  peers.push(bytesPeer)
+  const pgPeer =
+    kind === 'postgres' ? await startPeer({ databaseUrl: database.env.DATABASE_URL!, poolMax: POOL_MAX }) : null
+  if (pgPeer) peers.push(pgPeer)
+  if (pgPeer) {
+    // The peer must do the same work: the same posts, to the field.
+    for (const path of [listPath, cursorPath, categoryPath, postPath]) {
+      const same = isDeepStrictEqual(await dataOf(`${pgPeer.url}${path}`), await dataOf(`${server.url}${path}`))
+      if (!same) throw new Error(`the pg peer's answer to ${path} differs from the server's`)
+    }
+  }
+
+  await autocannon({ url: `${server.url}/ping`, duration: 2, connections: CONNECTIONS }) // warm-up
+  const readLoad = watchPeakRss(server.child.pid!)
+  const ping = await versusPeer('GET /ping', bytesPeer, server, '/ping')
+  const cached = await versusPeer('getPost, cached', bytesPeer, server, postPath)
+  const lists = pgPeer
+    ? {
+        first: await versusPeer('listPosts, first page', pgPeer, server, listPath),
+        cursor: await versusPeer('listPosts, behind a cursor', pgPeer, server, cursorPath),
+        category: await versusPeer('listPosts, one category', pgPeer, server, categoryPath),
+      }
+    : {
+        first: { ours: await measure('listPosts, first page', { url: `${server.url}${listPath}` }) },
+        cursor: { ours: await measure('listPosts, behind a cursor', { url: `${server.url}${cursorPath}` }) },
+        category: { ours: await measure('listPosts, one category', { url: `${server.url}${categoryPath}` }) },
+      }
+  if (!pgPeer) for (const figure of Object.values(lists)) report(figure.ours)
+  const peakUnderReads = readLoad.stop()
+  await settle()
+  const afterReads = await readMemory(server.child.pid!, server.url)
+
   const login = {
     url: `${server.url}/login`,
     method: 'POST' as const,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email: data.email, password: data.password }),
   }
-
-  await autocannon({ url: `${server.url}/ping`, duration: 2, connections: CONNECTIONS }) // warm-up
-  const baseline = await measure('GET /ping (baseline)', { url: `${server.url}/ping` })
-  report({ ...baseline, ratio: 1 })
-  const cached = withRatio(await measure('getPost, cached', { url: postUrl }), baseline)
-  report(cached)
-  report(withRatio(await measure('listPosts (limit 20)', { url: `${server.url}/posts?limit=20` }), baseline))
   report(
-    withRatio(await measure(`login (${LOGINS_AT_ONCE} at once)`, { ...login, connections: LOGINS_AT_ONCE }), baseline),
+    withRatio(await measure(`login (${LOGINS_AT_ONCE} at once)`, { ...login, connections: LOGINS_AT_ONCE }), ping.ours),
   )
   await drainLogins()
   const [duringLogins, logins] = await Promise.all([
-    measure(`getPost, cached, during logins`, { url: postUrl }),
+    measure(`getPost, cached, during logins`, { url: `${server.url}${postPath}` }),
     measure(`  the logins meanwhile`, { ...login, connections: LOGINS_AT_ONCE }),
   ])
-  report(withRatio(duringLogins, baseline))
-  report(withRatio(logins, baseline))
+  report(withRatio(duringLogins, ping.ours))
+  report(withRatio(logins, ping.ours))
   await drainLogins()
   // The cheapest route while bcrypt runs: hashing must not stall the event loop.
   const [pingDuringLogins] = await Promise.all([
     measure('GET /ping during logins', { url: `${server.url}/ping` }),
     measure(`  the logins meanwhile`, { ...login, connections: LOGINS_AT_ONCE }),
   ])
-  report(withRatio(pingDuringLogins, baseline))
+  report(withRatio(pingDuringLogins, ping.ours))
   await drainLogins()
   await server.stop()
 
   server = await startServer({ ...env, POST_CACHE_MAX_ENTRIES: '0' })
   await autocannon({ url: `${server.url}/ping`, duration: 2, connections: CONNECTIONS })
-  const baselineOff = await measure('GET /ping (baseline, cache off)', { url: `${server.url}/ping` })
-  report({ ...baselineOff, ratio: 1 })
-  const uncached = withRatio(
-    await measure('getPost, cache off', { url: postUrl.replace(/^http:\/\/[^/]+/, server.url) }),
-    baselineOff,
-  )
-  report(uncached)
-  // Abuse, on the same process as its idle /ping just above.
+  const uncached = pgPeer
+    ? await versusPeer('getPost, cache off', pgPeer, server, postPath)
+    : { ours: await measure('getPost, cache off', { url: `${server.url}${postPath}` }) }
+  if (!pgPeer) report(uncached.ours)
+  // Abuse, against the idle /ping of the same process.
+  const idlePing = await measure('GET /ping (cache off, idle)', { url: `${server.url}/ping` })
+  report(idlePing)
   const abuse = await measureAbuse(
     { url: server.url, pid: server.child.pid! },
     await prepareAttacks(server.url),
     DURATION,
     CONNECTIONS,
   )
-  report(withRatio(abuse.ping, baselineOff))
-  console.log(
-    `  /ping p99: idle ${baselineOff.p99Ms} ms, during abuse ${abuse.ping.p99Ms} ms; req/s: idle ${baselineOff.requestsPerSecond}, during abuse ${abuse.ping.requestsPerSecond}`,
-  )
+  report(withRatio(abuse.ping, idlePing))
   for (const [attack, answers] of Object.entries(abuse.answers)) {
     console.log(
       `  ${attack}: ${Object.entries(answers)
@@ -114,21 +175,41 @@ try {
         .join(', ')}`,
     )
   }
-  console.log(
-    `  server memory: before RSS ${abuse.before.rssMiB} MiB, heap ${abuse.before.heapUsedMiB} MiB; peak RSS ${abuse.peakRssMiB} MiB (+${Math.round((abuse.peakRssMiB - abuse.before.rssMiB) * 10) / 10}); after RSS ${abuse.after.rssMiB} MiB, heap ${abuse.after.heapUsedMiB} MiB`,
-  )
+  const memory = (memory: Memory) => `RSS ${memory.rssMiB} MiB, heap ${memory.heapUsedMiB} MiB`
+  console.log(`\nserver memory (${kind}):`)
+  console.log(`  idle after start-up      ${memory(idle)}`)
+  console.log(`  peak under the read load RSS ${peakUnderReads} MiB`)
+  console.log(`  after the read load      ${memory(afterReads)}`)
+  console.log(`  abuse: before ${memory(abuse.before)}; peak RSS ${abuse.peakRssMiB} MiB; after ${memory(abuse.after)}`)
   await server.stop()
 
   // A target is met only by runs in which every request got a 2xx: fast 4xx/5xx or dropped
-  // connections would flatter the figure. A ratio also counts its baseline's run.
-  const checked = (runs: Figure[], ok: boolean) => ({
-    runs,
-    met: ok && runs.every((run) => run.non2xx + run.errors === 0),
+  // connections would flatter the figure. A ratio also counts its peer's run.
+  type Pair = { peer?: Figure; ours: Figure }
+  const checked = (runs: (Figure | undefined)[], ok: boolean) => ({
+    runs: runs.filter((run) => run !== undefined),
+    met: ok && runs.every((run) => run === undefined || run.non2xx + run.errors === 0),
   })
+  const againstPeer = (pair: Pair, ratio: number, p99Factor?: number) =>
+    pair.peer === undefined
+      ? null
+      : checked(
+          [pair.peer, pair.ours],
+          pair.ours.ratio! >= ratio && (p99Factor === undefined || pair.ours.p99Ms < p99Factor * pair.peer.p99Ms),
+        )
+  const postgres = kind === 'postgres'
   const verdicts = {
-    'getPost cached >= 0.8 x baseline': checked([cached, baseline], cached.ratio! >= 0.8),
-    'getPost cache off >= 0.25 x baseline (PostgreSQL)':
-      kind === 'postgres' ? checked([uncached, baselineOff], uncached.ratio! >= 0.25) : null,
+    'GET /ping >= 0.7 x bare node:http': againstPeer(ping, 0.7),
+    'getPost cached >= 0.6 x bare node:http': againstPeer(cached, 0.6),
+    'listPosts first page >= 0.6 x bare node:http + pg, p99 < 2 x its': againstPeer(lists.first, 0.6, 2),
+    'listPosts behind a cursor >= 0.6 x bare node:http + pg, p99 < 2 x its': againstPeer(lists.cursor, 0.6, 2),
+    'listPosts one category >= 0.6 x bare node:http + pg, p99 < 2 x its': againstPeer(lists.category, 0.6, 2),
+    'getPost cache off >= 1 x bare node:http + pg': againstPeer(uncached, 1),
+    [`server RSS idle <= ${postgres ? 200 : 450} MiB`]: { runs: [], met: idle.rssMiB <= (postgres ? 200 : 450) },
+    [`server peak RSS under the read load <= ${postgres ? 300 : 450} MiB`]: {
+      runs: [],
+      met: peakUnderReads <= (postgres ? 300 : 450),
+    },
     'getPost p99 < 50 ms during 20 concurrent logins': checked([duringLogins], duringLogins.p99Ms < 50),
     'GET /ping p99 < 50 ms during 20 concurrent logins': checked([pingDuringLogins], pingDuringLogins.p99Ms < 50),
     'GET /ping p99 < 100 ms during abuse (12 hostile uploads, pathological bodies)': checked(
@@ -136,13 +217,15 @@ try {
       abuse.ping.p99Ms < 100,
     ),
     // The embedded database lives in the server's own memory (hundreds of MiB before any abuse).
-    'server peak RSS < 500 MiB during abuse (PostgreSQL)':
-      kind === 'postgres' ? { runs: [], met: abuse.peakRssMiB < 500 } : null,
+    'server peak RSS < 500 MiB during abuse (PostgreSQL)': postgres ? { runs: [], met: abuse.peakRssMiB < 500 } : null,
   }
   console.log('\ntargets:')
   for (const [target, verdict] of Object.entries(verdicts)) {
     const failures =
-      verdict?.runs.map((run) => `${run.name.trim()}: ${run.non2xx} non-2xx, ${run.errors} errors`).join('; ') ?? ''
+      verdict?.runs
+        .filter((run) => run.non2xx + run.errors > 0)
+        .map((run) => `${run.name.trim()}: ${run.non2xx} non-2xx, ${run.errors} errors`)
+        .join('; ') ?? ''
     console.log(
       `  ${verdict === null ? 'n/a ' : verdict.met ? 'met ' : 'MISS'}  ${target}${failures && `  (${failures})`}`,
     )
@@ -154,9 +237,25 @@ try {
   const file = join('bench-results', `bench-${kind}-${new Date().toISOString().replaceAll(':', '-')}.json`)
   writeFileSync(
     file,
-    `${JSON.stringify({ kind, durationSeconds: DURATION, connections: CONNECTIONS, cores: cpus().length, node: process.version, figures, abuse, targets }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        kind,
+        durationSeconds: DURATION,
+        connections: CONNECTIONS,
+        cores: cpus().length,
+        node: process.version,
+        figures,
+        memory: { idle, peakUnderReadsRssMiB: peakUnderReads, afterReads },
+        abuse,
+        targets,
+      },
+      null,
+      2,
+    )}\n`,
   )
   console.log(`\nresults written to ${file}`)
 } finally {
+  await Promise.all(peers.map((peer) => peer.stop()))
+  await server?.stop()
   await database.drop()
 }

@@ -8,8 +8,9 @@ export interface Figure {
   p99Ms: number
   non2xx: number
   errors: number
-  /** requests per second / the baseline's, measured on the same server process */
+  /** requests per second / those of the figure named `ratioTo`, measured in the same run */
   ratio?: number
+  ratioTo?: string
 }
 
 export async function measure(name: string, options: autocannon.Options): Promise<Figure> {
@@ -27,10 +28,11 @@ export async function measure(name: string, options: autocannon.Options): Promis
 export const withRatio = (figure: Figure, baseline: Figure): Figure => ({
   ...figure,
   ratio: Math.round((figure.requestsPerSecond / baseline.requestsPerSecond) * 100) / 100,
+  ratioTo: baseline.name.trim(),
 })
 
 export function formatFigure(figure: Figure): string {
-  const ratio = figure.ratio === undefined ? '' : `  ${figure.ratio.toFixed(2)}× baseline`
+  const ratio = figure.ratio === undefined ? '' : `  ${figure.ratio.toFixed(2)}× ${figure.ratioTo}`
   const failures = figure.non2xx + figure.errors > 0 ? `  (${figure.non2xx} non-2xx, ${figure.errors} errors)` : ''
   return `${figure.name.padEnd(36)} ${String(figure.requestsPerSecond).padStart(7)} req/s  p50 ${String(figure.p50Ms).padStart(4)} ms  p99 ${String(figure.p99Ms).padStart(4)} ms${ratio}${failures}`
 }

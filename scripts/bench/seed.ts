@@ -1,10 +1,15 @@
-// The benchmark's data, made over HTTP as clients make it: one author and published posts with
-// bodies of a realistic size.
+// The benchmark's data, made over HTTP as clients make it: categories (made by the admin the
+// server starts with), one author and published posts of a realistic size filed under them.
 export interface Seeded {
   email: string
   password: string
   postIds: string[]
+  /** The slugs of the categories made, in order. */
+  categorySlugs: string[]
 }
+
+/** The admin the benchmark's servers start with (ADMIN_EMAIL/ADMIN_PASSWORD): it makes the categories. */
+export const BENCH_ADMIN = { ADMIN_EMAIL: 'bench-admin@example.com', ADMIN_PASSWORD: 'bench-admin-password-1234' }
 
 async function call(url: string, init: { method: string; body?: unknown; token?: string }) {
   const response = await fetch(url, {
@@ -17,11 +22,27 @@ async function call(url: string, init: { method: string; body?: unknown; token?:
   return json.data!
 }
 
-const PARAGRAPH = 'A paragraph of a blog post, long enough to look like prose and to weigh what prose weighs. '.repeat(
-  8,
-)
+/** About 2 KB of prose, in paragraphs. */
+const BODY = Array.from({ length: 3 }, () =>
+  'A paragraph of a blog post, long enough to look like prose and to weigh what prose weighs. '.repeat(7),
+).join('\n\n')
 
-export async function seed(baseUrl: string, posts: number): Promise<Seeded> {
+export async function seed(baseUrl: string, posts: number, categories = 5): Promise<Seeded> {
+  const admin = await call(`${baseUrl}/login`, {
+    method: 'POST',
+    body: { email: BENCH_ADMIN.ADMIN_EMAIL, password: BENCH_ADMIN.ADMIN_PASSWORD },
+  })
+  const categoryIds: string[] = []
+  const categorySlugs: string[] = []
+  for (let index = 0; index < categories; index++) {
+    const category = await call(`${baseUrl}/categories`, {
+      method: 'POST',
+      token: admin.accessToken as string,
+      body: { name: `Bench topic ${index}` },
+    })
+    categoryIds.push(category.id as string)
+    categorySlugs.push(category.slug as string)
+  }
   const email = `bench-${Date.now()}@example.com`
   const password = 'bench-password-1234'
   const registered = await call(`${baseUrl}/register`, {
@@ -31,13 +52,17 @@ export async function seed(baseUrl: string, posts: number): Promise<Seeded> {
   const token = registered.accessToken as string
   const postIds: string[] = []
   for (let index = 0; index < posts; index++) {
-    const body = Array.from({ length: 5 }, () => PARAGRAPH).join('\n\n')
+    // Each post in one category, every third in a second one too: lists show one or two each.
+    const filed = [
+      categoryIds[index % categories]!,
+      ...(index % 3 === 0 ? [categoryIds[(index + 1) % categories]!] : []),
+    ]
     const post = await call(`${baseUrl}/posts`, {
       method: 'POST',
       token,
-      body: { title: `Post ${index}`, body, status: 'published' },
+      body: { title: `Post ${index}`, body: BODY, status: 'published', categoryIds: filed },
     })
     postIds.push(post.id as string)
   }
-  return { email, password, postIds }
+  return { email, password, postIds, categorySlugs }
 }

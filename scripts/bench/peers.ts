@@ -1,0 +1,67 @@
+// Starts the bare peers (scripts/bench/peer-server.ts) and captures the answers they replay.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { get } from 'node:http'
+import { createInterface } from 'node:readline'
+
+export interface FixedAnswer {
+  status: number
+  headers: Record<string, string>
+  /** base64 */
+  body: string
+}
+
+/** Headers node:http writes for itself on every answer: the peer's own server sets them. */
+const PER_CONNECTION = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'])
+
+/** What our server answers to GET `url`, to the byte: status, headers and body. */
+export function captureAnswer(url: string): Promise<FixedAnswer> {
+  return new Promise((resolve, reject) => {
+    get(url, (response) => {
+      const chunks: Buffer[] = []
+      response.on('data', (chunk: Buffer) => chunks.push(chunk))
+      response.on('end', () => {
+        const headers = Object.fromEntries(
+          Object.entries(response.headers)
+            .filter(([name]) => !PER_CONNECTION.has(name))
+            .map(([name, value]) => [name, String(value)]),
+        )
+        resolve({ status: response.statusCode!, headers, body: Buffer.concat(chunks).toString('base64') })
+      })
+    }).on('error', reject)
+  })
+}
+
+export interface Peer {
+  url: string
+  pid: number
+  stop(): Promise<void>
+}
+
+export async function startPeer(options: {
+  fixed?: Record<string, FixedAnswer>
+  databaseUrl?: string
+  poolMax?: number
+}): Promise<Peer> {
+  const child = spawn(process.execPath, ['--import=tsx', 'scripts/bench/peer-server.ts'], {
+    env: {
+      ...process.env,
+      PEER_FIXED: JSON.stringify(options.fixed ?? {}),
+      ...(options.databaseUrl ? { PEER_DATABASE_URL: options.databaseUrl } : {}),
+      PEER_POOL_MAX: String(options.poolMax ?? 10),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string]
+  const { port } = JSON.parse(line) as { port: number }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode !== null) return
+      const exited = once(child, 'exit')
+      child.kill('SIGKILL')
+      await exited
+    },
+  }
+}
