@@ -28,8 +28,11 @@ export interface PostCacheStats {
   bytes: number
 }
 
-/** What a selective invalidation matches on: the post itself, its author, or one of its categories. */
-export type PostSelector = { postId: string } | { authorId: string } | { categoryId: string }
+/**
+ * What a selective invalidation matches on: the post itself, its author, or one of its categories.
+ * `listsChanged` says the post may have moved into, out of or within lists (see list-cache.ts).
+ */
+export type PostSelector = { postId: string; listsChanged?: boolean } | { authorId: string } | { categoryId: string }
 
 const matches = (post: Post, selector: PostSelector) =>
   'postId' in selector
