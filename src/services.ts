@@ -14,7 +14,7 @@ import { makeCommentStore } from './content/comment-store.ts'
 import { makeImageStore } from './content/image-store.ts'
 import { makeListCache, type ListCache } from './content/list-cache.ts'
 import { makePostCache, type PostCache } from './content/post-cache.ts'
-import { applyMessage, makePostChanges } from './content/post-changes.ts'
+import { makePostChanges } from './content/post-changes.ts'
 import { makePostStore } from './content/post-store.ts'
 import { loadPost, makePostService, type PostService } from './content/posts.ts'
 import { makeThumbnailService, type ThumbnailService } from './content/thumbnails.ts'
@@ -98,7 +98,7 @@ export function makeServices({ config, database, queue, version, log, signAccess
   const listener =
     config.databaseUrl === null
       ? null
-      : listenForInvalidations(config.databaseUrl, (message) => applyMessage(caches, message), log)
+      : listenForInvalidations(config.databaseUrl, (message) => changes.received(message), log)
   const hasher = makePasswordHasher(config.bcryptCost)
   const auth = makeAuthService({
     store: stores.accounts,

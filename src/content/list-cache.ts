@@ -111,7 +111,8 @@ export function makeListCache(options: ListCacheOptions) {
      */
     invalidate(selector: PostSelector) {
       forgetInflight()
-      if ('categoryId' in selector || ('postId' in selector && selector.listsChanged)) return void cache.clear()
+      if ('categoryId' in selector || 'createdPostId' in selector || ('postId' in selector && selector.listsChanged))
+        return void cache.clear()
       const holds =
         'postId' in selector
           ? (entry: ListedPosts) => entry.postIds.includes(selector.postId)

@@ -2,6 +2,7 @@
 // the instance forgets the affected posts and pages at once (so its next read shows the write), and
 // on PostgreSQL every other instance is told through NOTIFY (src/db/post-invalidations.ts).
 // A notification lost with a crashing writer is bounded by the cache's TTL.
+import { randomUUID } from 'node:crypto'
 import type { Logger } from '../log.ts'
 import { ALL as EVERYTHING } from '../db/post-invalidations.ts'
 import type { PostSelector } from './post-cache.ts'
@@ -18,6 +19,7 @@ export type Broadcast = ((message: string) => Promise<void>) | null
 export function encodeSelector(selector: PostSelector): string {
   // An instance that does not know a kind forgets everything (decodeSelector): safe in a mixed fleet.
   if ('postId' in selector) return `${selector.listsChanged ? 'post-lists' : 'post'}:${selector.postId}`
+  if ('createdPostId' in selector) return `created:${selector.createdPostId}`
   if ('authorId' in selector) return `author:${selector.authorId}`
   return `category:${selector.categoryId}`
 }
@@ -28,13 +30,14 @@ export function decodeSelector(message: string): PostSelector | null {
   if (!id) return null
   if (kind === 'post') return { postId: id }
   if (kind === 'post-lists') return { postId: id, listsChanged: true }
+  if (kind === 'created') return { createdPostId: id }
   if (kind === 'author') return { authorId: id }
   if (kind === 'category') return { categoryId: id }
   return null
 }
 
-/** Applies a message received from another instance (or from ourselves, harmlessly). */
-export function applyMessage(caches: ChangeListener[], message: string) {
+/** Applies a message received from another instance. */
+function apply(caches: ChangeListener[], message: string) {
   const selector = message === EVERYTHING ? null : decodeSelector(message)
   for (const cache of caches) {
     if (selector === null) cache.clear()
@@ -43,19 +46,30 @@ export function applyMessage(caches: ChangeListener[], message: string) {
 }
 
 export function makePostChanges(caches: ChangeListener[], broadcast: Broadcast, log: Logger) {
+  // Messages carry their sender, so an instance skips its own: it forgot what they name when it
+  // sent them, and hearing them again later would empty its list cache a second time, for nothing.
+  // An instance that does not know this form reads it as unreadable and forgets everything (safe).
+  const sender = randomUUID()
   return {
     /** Call after the write committed. Never throws: the write stands whatever happens here. */
     async changed(selector: PostSelector): Promise<void> {
       for (const cache of caches) cache.invalidate(selector)
       if (broadcast === null) return
       try {
-        await broadcast(encodeSelector(selector))
+        await broadcast(`${sender}/${encodeSelector(selector)}`)
       } catch (error) {
         log.warn(
           { err: error, selector },
           'could not tell the other instances about a post change; their caches catch up within the TTL',
         )
       }
+    },
+
+    /** Applies a message heard on the channel (src/db/post-invalidations.ts), unless this instance sent it. */
+    received(message: string) {
+      const slash = message.indexOf('/')
+      if (slash === -1) return apply(caches, message)
+      if (message.slice(0, slash) !== sender) apply(caches, message.slice(slash + 1))
     },
   }
 }

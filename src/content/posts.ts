@@ -164,8 +164,8 @@ export function makePostService({ store, publications, requestImageSweep, cache,
         // would otherwise be read as a filing without its category.
         return (await write.find(id))!
       })
-      // A new post is in no cache; a published one is in lists.
-      if (status === 'published') await changes.changed({ postId: created.id, listsChanged: true })
+      // A new post is in no post cache; a published one is in lists.
+      if (status === 'published') await changes.changed({ createdPostId: created.id })
       return toPost(created)
     },
 
