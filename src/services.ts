@@ -12,8 +12,9 @@ import { makeCategoryStore } from './content/category-store.ts'
 import { makeCommentService, type CommentService } from './content/comments.ts'
 import { makeCommentStore } from './content/comment-store.ts'
 import { makeImageStore } from './content/image-store.ts'
+import { makeListCache, type ListCache } from './content/list-cache.ts'
 import { makePostCache, type PostCache } from './content/post-cache.ts'
-import { applyMessage, makePostChanges } from './content/post-changes.ts'
+import { makePostChanges } from './content/post-changes.ts'
 import { makePostStore } from './content/post-store.ts'
 import { loadPost, makePostService, type PostService } from './content/posts.ts'
 import { makeThumbnailService, type ThumbnailService } from './content/thumbnails.ts'
@@ -29,6 +30,9 @@ import { addPostCacheMetrics } from './metrics/post-cache-metrics.ts'
 import { makeMetrics, type Metrics } from './metrics/metrics.ts'
 import type { Queue } from './queue/queue.ts'
 
+/** Distinct public pages kept: the first pages of the front page, of each category and author. */
+const LIST_CACHE_MAX_ENTRIES = 2_000
+
 export interface Services {
   config: Config
   database: Database
@@ -38,6 +42,8 @@ export interface Services {
   posts: PostService
   /** GET /posts/{id}'s cache; its stats are for operators. */
   postCache: PostCache
+  /** listPosts' cache of public pages; its stats are for operators. */
+  listCache: ListCache
   categories: CategoryService
   comments: CommentService
   thumbnails: ThumbnailService
@@ -79,12 +85,20 @@ export function makeServices({ config, database, queue, version, log, signAccess
     ttlMs: config.postCacheTtlSeconds * 1000,
   })
   addPostCacheMetrics(metrics, postCache.stats)
-  // On PostgreSQL every instance's cache hears of every write: NOTIFY by the writer, LISTEN by all.
-  const changes = makePostChanges(postCache, database.kind === 'postgres' ? notifyWith(prisma) : null, log)
+  // Public list pages: a quarter of the post cache's bytes, since a page holds up to a hundred
+  // posts; on and off with it (the benchmark's baseline turns both off).
+  const listCache = makeListCache({
+    maxEntries: Math.min(config.postCacheMaxEntries, LIST_CACHE_MAX_ENTRIES),
+    maxBytes: Math.floor(config.postCacheMaxBytes / 4),
+    ttlMs: config.postCacheTtlSeconds * 1000,
+  })
+  const caches = [postCache, listCache]
+  // On PostgreSQL every instance's caches hear of every write: NOTIFY by the writer, LISTEN by all.
+  const changes = makePostChanges(caches, database.kind === 'postgres' ? notifyWith(prisma) : null, log)
   const listener =
     config.databaseUrl === null
       ? null
-      : listenForInvalidations(config.databaseUrl, (message) => applyMessage(postCache, message), log)
+      : listenForInvalidations(config.databaseUrl, (message) => changes.received(message), log)
   const hasher = makePasswordHasher(config.bcryptCost)
   const auth = makeAuthService({
     store: stores.accounts,
@@ -104,6 +118,7 @@ export function makeServices({ config, database, queue, version, log, signAccess
     },
     requestImageSweep,
     cache: postCache,
+    lists: listCache,
     changes,
   })
   const uploads = makeUploadRate(stores.counters, config)
@@ -125,6 +140,7 @@ export function makeServices({ config, database, queue, version, log, signAccess
     auth,
     posts,
     postCache,
+    listCache,
     categories: makeCategoryService({ store: stores.categories, changes }),
     comments: makeCommentService({ store: stores.comments, posts, changes }),
     thumbnails,

@@ -28,10 +28,15 @@ export interface PostCacheStats {
   bytes: number
 }
 
-/** What a selective invalidation matches on: the post itself, its author, or one of its categories. */
-export type PostSelector = { postId: string } | { authorId: string } | { categoryId: string }
+/**
+ * What a selective invalidation matches on: the post itself, its author, or one of its categories.
+ * `listsChanged` says the post may have moved into, out of or within lists (see list-cache.ts);
+ * `createdPostId` names a post just published by its creation, in lists but in no post cache yet.
+ */
+export type PostSelector =
+  { postId: string; listsChanged?: boolean } | { authorId: string } | { categoryId: string } | { createdPostId: string }
 
-const matches = (post: Post, selector: PostSelector) =>
+const matches = (post: Post, selector: Exclude<PostSelector, { createdPostId: string }>) =>
   'postId' in selector
     ? post.id === selector.postId
     : 'authorId' in selector
@@ -96,6 +101,8 @@ export function makePostCache(load: (id: string) => Promise<Post | null>, option
 
     /** Forgets every post the selector matches (and every read in flight that might). */
     invalidate(selector: PostSelector) {
+      // A post just created was never read: nothing here can hold it, nor a read in flight have found it.
+      if ('createdPostId' in selector) return
       if ('postId' in selector) {
         cache.delete(selector.postId)
         inflight.delete(selector.postId)

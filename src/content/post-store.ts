@@ -50,6 +50,68 @@ export const sortColumn = (status: PostStatus) => (status === 'draft' ? 'created
 
 type IdRow = { id: string }
 
+/** A page of posts as listPosts sends it, and the sort key of its last post when another page follows. */
+export interface ListedPage {
+  /** The posts as a JSON array, exactly as toPost and JSON.stringify would write them. */
+  json: string
+  next: { at: Date; id: string } | null
+  /** The posts on the page and their authors, for the list cache's selective invalidation. */
+  postIds: string[]
+  authorIds: string[]
+}
+
+/** How toISOString writes a time (timestamps are stored as UTC). */
+const iso = (column: Prisma.Sql) => Prisma.sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+/**
+ * The post `p` as toPost writes it: the same keys in the same order, the same sort orders
+ * (categories by slug in code point order, thumbnail sizes by width), so that a list item and
+ * GET /posts/{id} are the same JSON. Arrays are joined by hand: json_agg puts a line break
+ * between elements.
+ */
+const POST_JSON = Prisma.sql`(select to_json(v)::text from (select
+  p.id, p.title, p.body, p.excerpt, p.status, ${iso(Prisma.sql`p.published_at`)} as "publishedAt",
+  (select to_json(a) from (select u.id, u.name from users u where u.id = p.author_id) a) as author,
+  (select coalesce(('[' || string_agg(to_json(c)::text, ',' order by c.slug collate "C") || ']')::json, '[]'::json)
+    from (select c.id, c.name, c.slug from post_categories pc join categories c on c.id = pc.category_id
+          where pc.post_id = p.id) c) as categories,
+  (select ('{"sizes":[' || string_agg(to_json(s)::text, ',' order by s.width, s.url collate "C") || ']}')::json
+    from (select i.width, i.height, '/images/' || i.key as url, i.content_type as "contentType"
+          from post_thumbnails t join images i on i.key = t.image_key where t.post_id = p.id) s) as thumbnail,
+  p.comment_count as "commentCount", ${iso(Prisma.sql`p.created_at`)} as "createdAt",
+  ${iso(Prisma.sql`p.updated_at`)} as "updatedAt") v)`
+
+/**
+ * The page of `limit` posts whose ids `ids` selects (columns id and n, its place from 1; one row
+ * more than the page when another page follows), built in one statement.
+ */
+async function pageFrom(db: Tx, ids: Prisma.Sql, column: Prisma.Sql, limit: number): Promise<ListedPage> {
+  const [row] = await db.$queryRaw<
+    {
+      rows: number
+      json: string | null
+      lastAt: Date | null
+      lastId: string | null
+      postIds: string[] | null
+      authorIds: string[] | null
+    }[]
+  >`
+    select count(*)::int as rows,
+      '[' || string_agg(${POST_JSON}, ',' order by page.n) filter (where page.n <= ${limit}) || ']' as json,
+      max(${column}) filter (where page.n = ${limit}) as "lastAt",
+      max(p.id::text) filter (where page.n = ${limit}) as "lastId",
+      array_agg(p.id::text) filter (where page.n <= ${limit}) as "postIds",
+      array_agg(distinct p.author_id::text) filter (where page.n <= ${limit}) as "authorIds"
+    from (${ids}) page join posts p on p.id = page.id`
+  const { rows, json, lastAt, lastId, postIds, authorIds } = row!
+  return {
+    json: json ?? '[]',
+    next: rows > limit && lastAt && lastId ? { at: lastAt, id: lastId } : null,
+    postIds: postIds ?? [],
+    authorIds: authorIds ?? [],
+  }
+}
+
 const load = (db: Tx, id: string) => db.post.findUnique({ where: { id }, include: postInclude })
 
 const newestFirst = (column: Prisma.Sql, limit: number) => Prisma.sql`order by ${column} desc, p.id desc limit ${limit}`
@@ -226,7 +288,13 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
       return category?.id ?? null
     },
 
-    async list(query: ListQuery): Promise<PostRecord[]> {
+    /**
+     * A page of posts, as the JSON array the API sends (see pageJson), and where the next page
+     * starts. One statement reads the ids in order on (status, sort column, id) and builds the page
+     * from them: one snapshot, so a post deleted, re-filed or unpublished meanwhile is never shown
+     * half-changed, and a draft never shows in the public list.
+     */
+    async list(query: ListQuery): Promise<ListedPage> {
       const column = Prisma.raw(`p.${sortColumn(query.status)}`)
       // Where the list stands: walked in order on (status, sort column, id), never skipped by offset.
       const position = [Prisma.sql`p.status = ${query.status}::"PostStatus"`]
@@ -241,30 +309,27 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
       const search = query.search
         ? Prisma.sql`p.search_vector @@ websearch_to_tsquery('english', ${query.search})`
         : undefined
+      const rowsWanted = query.limit + 1
       // With an author or a category, the planner's statistics on them pick a good plan, even at a
-      // million posts. A search alone is its blind spot: see searchAlone.
-      const readPage = async (db: Tx) => {
-        const rows =
-          search && filters.length === 0
-            ? await searchAlone(db, Prisma.join(position, ' and '), search, column, query.limit + 1)
-            : await db.$queryRaw<IdRow[]>`
-                select p.id from posts p where ${Prisma.join([...position, ...filters, ...(search ? [search] : [])], ' and ')}
-                ${newestFirst(column, query.limit + 1)}`
-        const posts =
-          rows.length === 0
-            ? []
-            : await db.post.findMany({ where: { id: { in: rows.map((row) => row.id) } }, include: postInclude })
-        const byId = new Map(posts.map((post) => [post.id, post]))
-        // A post deleted, or no longer of this status, between the two queries is left out (a draft
-        // must not show in the public list), which leaves the page short, and a short page says
-        // "no next page", ending the paging early: such a page is read again in a snapshot.
-        const page = rows.flatMap((row) => byId.get(row.id) ?? []).filter((post) => post.status === query.status)
-        return { page, whole: page.length === rows.length && !page.some(torn) }
+      // million posts. A search alone is its blind spot: see searchAlone, whose reads share a snapshot.
+      if (search && filters.length === 0) {
+        return snapshot(async (tx) => {
+          const rows = await searchAlone(tx, Prisma.join(position, ' and '), search, column, rowsWanted)
+          const ids = rows.map((row) => row.id)
+          return pageFrom(
+            tx,
+            Prisma.sql`select id, n from unnest(${ids}::uuid[]) with ordinality as t(id, n)`,
+            column,
+            query.limit,
+          )
+        })
       }
-      // searchAlone's window and count must see one state too: its reads always share a snapshot.
-      if (search && filters.length === 0) return (await snapshot(readPage)).page
-      const first = await readPage(prisma)
-      return first.whole ? first.page : (await snapshot(readPage)).page
+      const ordered = Prisma.sql`order by ${column} desc, p.id desc`
+      const ids = Prisma.sql`
+        select p.id, row_number() over (${ordered}) as n from posts p
+        where ${Prisma.join([...position, ...filters, ...(search ? [search] : [])], ' and ')}
+        ${ordered} limit ${rowsWanted}`
+      return pageFrom(prisma, ids, column, query.limit)
     },
 
     /** Publishes a scheduled post whose time has come; false when it was rescheduled, unscheduled or deleted. */

@@ -6,6 +6,12 @@ import type { PostRecord } from './post-store.ts'
 export type Post = components['schemas']['Post']
 type ImageType = components['schemas']['ThumbnailSize']['contentType']
 
+/**
+ * The order lists write categories in too (post-store.ts, `collate "C"`): the same for ASCII, which
+ * slugs are, whatever the locale; localeCompare would follow the locale.
+ */
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
 export function toPost(post: PostRecord): Post {
   const sizes = post.thumbnail
     .map(({ image }) => ({
@@ -14,7 +20,7 @@ export function toPost(post: PostRecord): Post {
       url: `/images/${image.key}`,
       contentType: image.contentType as ImageType,
     }))
-    .sort((a, b) => a.width - b.width)
+    .sort((a, b) => a.width - b.width || byCodePoint(a.url, b.url))
   return {
     id: post.id,
     title: post.title,
@@ -23,7 +29,7 @@ export function toPost(post: PostRecord): Post {
     status: post.status,
     publishedAt: post.publishedAt?.toISOString() ?? null,
     author: post.author,
-    categories: post.categories.map(({ category }) => category).sort((a, b) => a.slug.localeCompare(b.slug)),
+    categories: post.categories.map(({ category }) => category).sort((a, b) => byCodePoint(a.slug, b.slug)),
     thumbnail: sizes.length > 0 ? { sizes } : null,
     commentCount: post.commentCount,
     createdAt: post.createdAt.toISOString(),

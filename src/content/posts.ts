@@ -2,11 +2,12 @@
 import type { components } from '../generated/api.ts'
 import type { TransactionSql } from '../db/transaction.ts'
 import { ApiError, invalid, notFound, refuseBlank } from '../errors/api-error.ts'
-import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../cursor.ts'
+import { DEFAULT_PAGE_LIMIT, decodeCursor, encodeCursor } from '../cursor.ts'
 import type { Principal } from '../auth/principal.ts'
 import type { CachedPost, PostCache } from './post-cache.ts'
 import type { PostChanges } from './post-changes.ts'
-import type { PostRecord, PostStatus, PostStore, PostWrite } from './post-store.ts'
+import type { ListedPage, PostRecord, PostStatus, PostStore, PostWrite } from './post-store.ts'
+import { listEtagOf, type ListCache, type ListedPosts } from './list-cache.ts'
 import { deriveExcerpt } from './excerpt.ts'
 import { safeSearchText } from './search-query.ts'
 import { etagOf, toPost, type Post } from './post-view.ts'
@@ -55,7 +56,24 @@ export interface PostServiceOptions {
   requestImageSweep: RequestImageSweep
   /** The posts GET /posts/{id} serves, and how writes make every instance forget them. */
   cache: PostCache
+  /** The public lists listPosts serves; the same writes make every instance forget them. */
+  lists: ListCache
   changes: PostChanges
+}
+
+type ListPostsQuery = {
+  limit?: number
+  cursor?: string
+  category?: string
+  author?: string
+  status?: PostStatus
+  q?: string
+}
+
+/** A page read from the store, with the paging and ETag listPosts sends. */
+function listed({ json, next, postIds, authorIds }: ListedPage, limit: number): ListedPosts {
+  const page = { limit, nextCursor: next && encodeCursor(next) }
+  return { json, page, etag: listEtagOf(json, page), postIds, authorIds }
 }
 
 /** What GET /posts/{id}'s cache loads on a miss: the post as stored, whoever may see it. */
@@ -64,7 +82,20 @@ export const loadPost = (store: PostStore) => async (id: string) => {
   return record && toPost(record)
 }
 
-export function makePostService({ store, publications, requestImageSweep, cache, changes }: PostServiceOptions) {
+export function makePostService({ store, publications, requestImageSweep, cache, lists, changes }: PostServiceOptions) {
+  async function readList(principal: Principal | null, query: ListPostsQuery): Promise<ListedPosts> {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT
+    const status = query.status ?? 'published'
+    const empty = (): ListedPosts => listed({ json: '[]', next: null, postIds: [], authorIds: [] }, limit)
+    const scope = listScope(principal, status, query.author)
+    if (scope === null) return empty()
+    const categoryId = query.category === undefined ? undefined : await store.categoryIdOf(query.category)
+    if (categoryId === null) return empty()
+    const after = decodeCursor(query.cursor)
+    const search = query.q === undefined ? undefined : safeSearchText(query.q)
+    return listed(await store.list({ status, authorId: scope.authorId, categoryId, search, after, limit }), limit)
+  }
+
   /**
    * The categories to file a post under, locked until the write commits so that none is deleted
    * meanwhile (store.existingCategoryIds); the default category when none are given. `unknown` is
@@ -133,6 +164,8 @@ export function makePostService({ store, publications, requestImageSweep, cache,
         // would otherwise be read as a filing without its category.
         return (await write.find(id))!
       })
+      // A new post is in no post cache; a published one is in lists.
+      if (status === 'published') await changes.changed({ createdPostId: created.id })
       return toPost(created)
     },
 
@@ -191,49 +224,39 @@ export function makePostService({ store, publications, requestImageSweep, cache,
         if (categories !== undefined) await write.fileUnder(id, known(categories))
         if (input.title !== undefined || input.body !== undefined)
           await write.reindex(id, input.title ?? current.title, body)
-        return (await write.find(id))!
+        // Public lists hold published posts only: a post that is not and was not published is in none.
+        return { post: (await write.find(id))!, listed: current.status === 'published' || status === 'published' }
       })
-      await changes.changed({ postId: id })
-      return toPost(updated)
+      await changes.changed({ postId: id, listsChanged: updated.listed })
+      return toPost(updated.post)
     },
 
     async remove(principal: Principal, id: string, ifMatch: string | undefined): Promise<void> {
-      const hadThumbnail = await store.transaction(async (write) => {
+      const removed = await store.transaction(async (write) => {
         const post = await lockEditable(write, principal, id, ifMatch)
         if (post.publishJobId !== null) await publications.cancel(post.publishJobId, write.sql)
         // The thumbnail rows go with the post (cascade); the images behind them, with the sweep.
         await write.remove(id)
-        return post.thumbnail.length > 0
+        return { hadThumbnail: post.thumbnail.length > 0, listed: post.status === 'published' }
       })
-      await changes.changed({ postId: id })
-      if (hadThumbnail) await requestImageSweep()
+      await changes.changed({ postId: id, listsChanged: removed.listed })
+      if (removed.hadThumbnail) await requestImageSweep()
     },
 
-    async list(
-      principal: Principal | null,
-      query: { limit?: number; cursor?: string; category?: string; author?: string; status?: PostStatus; q?: string },
-    ) {
-      const limit = query.limit ?? DEFAULT_PAGE_LIMIT
-      const status = query.status ?? 'published'
-      const empty = { posts: [], page: { limit, nextCursor: null } }
-      const scope = listScope(principal, status, query.author)
-      if (scope === null) return empty
-      const categoryId = query.category === undefined ? undefined : await store.categoryIdOf(query.category)
-      if (categoryId === null) return empty
-      const after = decodeCursor(query.cursor)
-      const search = query.q === undefined ? undefined : safeSearchText(query.q)
-      const rows = await store.list({ status, authorId: scope.authorId, categoryId, search, after, limit })
-      const sortKey = (post: PostRecord) => ({
-        at: status === 'draft' ? post.createdAt : post.publishedAt!,
-        id: post.id,
-      })
-      const { items, nextCursor } = pageOf(rows, limit, sortKey)
-      return { posts: items.map(toPost), page: { limit, nextCursor } }
+    /**
+     * listPosts: the page as JSON, its paging and its ETag. Published lists without a search are
+     * the same for every caller and come from the list cache; the others are read every time.
+     */
+    async list(principal: Principal | null, query: ListPostsQuery): Promise<ListedPosts> {
+      if ((query.status ?? 'published') !== 'published' || query.q !== undefined) return readList(principal, query)
+      // Ids are keyed lower-cased, as they are read; slugs are lower case.
+      const key = [query.category?.toLowerCase(), query.author?.toLowerCase(), query.cursor, query.limit]
+      return lists.get(JSON.stringify(key), () => readList(null, query))
     },
 
     async publishIfDue(id: string): Promise<boolean> {
       const published = await store.publishIfDue(id)
-      if (published) await changes.changed({ postId: id })
+      if (published) await changes.changed({ postId: id, listsChanged: true })
       return published
     },
   }

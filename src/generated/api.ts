@@ -304,6 +304,10 @@ export interface paths {
          *     Newest first: by `publishedAt` (for drafts, by `createdAt`), ties broken by
          *     id; search results keep that order. Filters combine with AND. An unknown
          *     category or author gives an empty list, not `404`. Paged by cursor.
+         *
+         *     Each post is exactly as `getPost` returns it. Answers with an `ETag` over the
+         *     page (its posts and its paging); a request whose `If-None-Match` matches it
+         *     gets `304 Not Modified` with no body.
          */
         get: operations["listPosts"];
         put?: never;
@@ -1935,7 +1939,10 @@ export interface operations {
                  */
                 status?: components["schemas"]["PostStatus"];
             };
-            header?: never;
+            header?: {
+                /** @description An `ETag` received earlier; when it still matches, the answer is `304` with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1945,12 +1952,14 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PostListEnvelope"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];

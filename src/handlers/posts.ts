@@ -1,12 +1,20 @@
 // Tag `posts`.
-import { page, success, successJson } from '../http/envelope.ts'
+import { pageJson, success, successJson } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
 import { etagOf } from '../content/post-view.ts'
 import { ifNoneMatchHits } from '../http/conditional.ts'
 
-export const listPosts: OperationHandler<'listPosts'> = async (request) => {
-  const { posts, page: pageMeta } = await request.server.services.posts.list(request.principal, request.query)
-  return page(request, posts, pageMeta)
+/** Public pages come from the list cache; every page is built as JSON by the database, never serialised here. */
+export const listPosts: OperationHandler<'listPosts'> = async (request, reply) => {
+  const { json, page, etag } = await request.server.services.posts.list(request.principal, request.query)
+  reply.header('etag', etag)
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
+    reply.code(304)
+    return undefined
+  }
+  reply.type('application/json; charset=utf-8')
+  // The handler's type is the parsed envelope; the string is that envelope, already serialised.
+  return pageJson(request, json, page) as unknown as Awaited<ReturnType<OperationHandler<'listPosts'>>>
 }
 
 export const createPost: OperationHandler<'createPost'> = async (request, reply) => {

@@ -24,3 +24,7 @@ export function page<T>(request: FastifyRequest, data: T[], pageMeta: PageMeta) 
 export function failure(request: FastifyRequest, error: ErrorBody) {
   return { data: null, error, meta: { requestId: request.id } }
 }
+
+/** The page envelope around posts that are already JSON (listPosts): sent as it is, as successJson. */
+export const pageJson = (request: FastifyRequest, dataJson: string, pageMeta: PageMeta) =>
+  `{"data":${dataJson},"error":null,"meta":{"requestId":${JSON.stringify(request.id)},"page":${JSON.stringify(pageMeta)}}}`

@@ -1,0 +1,134 @@
+// The in-process cache of public post lists (published posts, no search): the pages every caller
+// sees alike, the front page and each category's first pages above all. It holds each page as the
+// JSON it is sent as, with its ETag, so a hit costs no database round trip and no serialisation.
+// Anyone can ask for many distinct pages (cursors, authors), so it is bounded by entries and by
+// bytes; the TTL is only a safety net, since every write that changes what a list shows
+// invalidates it (src/content/post-changes.ts), on every instance.
+import { createHash } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
+import type { components } from '../generated/api.ts'
+import type { PostSelector } from './post-cache.ts'
+
+type PageMeta = components['schemas']['PageMeta']
+
+export interface ListedPosts {
+  /** The page's posts as a JSON array, exactly as GET /posts/{id} writes each of them. */
+  json: string
+  page: PageMeta
+  etag: string
+  /** The posts on the page and their authors: what a selective invalidation matches on. */
+  postIds: string[]
+  authorIds: string[]
+}
+
+export interface ListCacheOptions {
+  /** 0 turns the cache off. */
+  maxEntries: number
+  maxBytes: number
+  ttlMs: number
+}
+
+export interface ListCacheStats {
+  hits: number
+  misses: number
+  /** Entries pushed out to make room (not those invalidated or expired). */
+  evictions: number
+  entries: number
+  bytes: number
+}
+
+/** A strong ETag over the page as the client sees it: its posts and its paging. */
+export const listEtagOf = (json: string, page: PageMeta) =>
+  `"${createHash('sha256').update(json).update(JSON.stringify(page)).digest('base64url').slice(0, 32)}"`
+
+/** A page's footprint: its JSON in UTF-16 units, its ids, and some overhead. */
+const sizeOf = (entry: ListedPosts) =>
+  entry.json.length * 2 + (entry.postIds.length + entry.authorIds.length) * 100 + 512
+
+export function makeListCache(options: ListCacheOptions) {
+  const stats = { hits: 0, misses: 0, evictions: 0 }
+  const enabled = options.maxEntries > 0
+  const cache = new LRUCache<string, ListedPosts>({
+    max: Math.max(options.maxEntries, 1),
+    maxSize: options.maxBytes,
+    // One page of very long posts must not push out every other page: such a page is not kept.
+    maxEntrySize: Math.max(1, Math.floor(options.maxBytes / 8)),
+    sizeCalculation: sizeOf,
+    ttl: options.ttlMs,
+    dispose: (_value, _key, reason) => {
+      if (reason === 'evict') stats.evictions++
+    },
+  })
+  /**
+   * Reads in flight, by key. Every invalidation empties it and moves `generation` on: a read that
+   * started before a write may have read the list as it was before, so it never stores its result,
+   * and a read started after the write never joins it.
+   */
+  const inflight = new Map<string, Promise<ListedPosts>>()
+  let generation = 0
+
+  function forgetInflight() {
+    generation++
+    inflight.clear()
+  }
+
+  function loadShared(key: string, load: () => Promise<ListedPosts>): Promise<ListedPosts> {
+    const pending = inflight.get(key)
+    if (pending) return pending
+    stats.misses++
+    const started = generation
+    const read = load().then(
+      (entry) => {
+        if (inflight.get(key) === read) inflight.delete(key)
+        if (started === generation && enabled) cache.set(key, entry)
+        return entry
+      },
+      (error: unknown) => {
+        if (inflight.get(key) === read) inflight.delete(key)
+        throw error
+      },
+    )
+    inflight.set(key, read)
+    return read
+  }
+
+  return {
+    /** The page under `key`, from memory when it is there; `load` reads it otherwise. */
+    async get(key: string, load: () => Promise<ListedPosts>): Promise<ListedPosts> {
+      const cached = enabled ? cache.get(key) : undefined
+      if (cached) {
+        stats.hits++
+        return cached
+      }
+      return loadShared(key, load)
+    },
+
+    /**
+     * Forgets every page the change may show on. A change to a post's own fields (its comment
+     * count, its thumbnail) or to its author's name shows only on the pages that hold it; one that
+     * may move posts into, out of or within lists (a post written, published or deleted, a
+     * category renamed or deleted) may show on any page.
+     */
+    invalidate(selector: PostSelector) {
+      forgetInflight()
+      if ('categoryId' in selector || 'createdPostId' in selector || ('postId' in selector && selector.listsChanged))
+        return void cache.clear()
+      const holds =
+        'postId' in selector
+          ? (entry: ListedPosts) => entry.postIds.includes(selector.postId)
+          : (entry: ListedPosts) => entry.authorIds.includes(selector.authorId)
+      const stale = [...cache.entries()].filter(([, entry]) => holds(entry)).map(([key]) => key)
+      for (const key of stale) cache.delete(key)
+    },
+
+    /** Forgets everything: after notifications may have been missed. */
+    clear() {
+      forgetInflight()
+      cache.clear()
+    },
+
+    stats: (): ListCacheStats => ({ ...stats, entries: cache.size, bytes: cache.calculatedSize }),
+  }
+}
+
+export type ListCache = ReturnType<typeof makeListCache>
