@@ -5,7 +5,7 @@ import { resolve } from 'node:path'
 
 export default tseslint.config(
   { basePath: resolve(import.meta.dirname, '..') },
-  { ignores: ['node_modules/', 'src/generated/', 'data/', '.tap/', 'bench-results/', '.scratch/'] },
+  { ignores: ['node_modules/', 'dist/', 'src/generated/', 'data/', '.tap/', 'bench-results/', '.scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -6,10 +6,8 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { PGlite } from '@electric-sql/pglite'
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils'
 import type { DiagnoseMigrationHistoryOutput, MigrationList, SchemaFilter } from '@prisma/schema-engine-wasm'
-import { PrismaPGlite } from 'pglite-prisma-adapter'
 
 import { type SchemaFile, withSchemaEngine } from './schema-engine.ts'
 
@@ -178,6 +176,11 @@ export async function createMigration(
     throw new Error(`invalid migration name ${JSON.stringify(name)}: use 1-60 of a-z, 0-9 and _`)
   }
   const resolved = resolveOptions(options)
+  // Imported here: the server applies migrations on PostgreSQL without ever loading PGlite.
+  const [{ PGlite }, { PrismaPGlite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('pglite-prisma-adapter'),
+  ])
   const pglite = new PGlite()
   let sql: string
   try {
