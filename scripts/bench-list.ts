@@ -54,6 +54,7 @@ async function grow(sql: pg.Client, from: number, to: number) {
 
 async function measureAll(
   url: string,
+  uncachedUrl: string,
   sql: pg.Client,
   posts: number,
   authorId: string,
@@ -80,10 +81,18 @@ async function measureAll(
     ['scheduled of all authors (admin)', '/posts?limit=20&status=scheduled', admin],
     ['getPost, cached', `/posts/${postId}`],
   ]
+  // The published lists come from the list cache when hot; the same lists read from the database
+  // every time, on a server with its caches off, show what a cold page costs at this size.
+  const cacheable = scenarios.slice(1, 6).map(([name, path]) => [`${name}, cache off`, path] as const)
   console.log(`listPosts at ${posts} posts, ${DURATION} s each, 4 connections`)
   const figures: Figure[] = []
   for (const [name, path, headers] of scenarios) {
     const figure = await measure(name, { url: `${url}${path}`, headers, connections: 4, duration: DURATION })
+    console.log(formatFigure(figure))
+    figures.push(figure)
+  }
+  for (const [name, path] of cacheable) {
+    const figure = await measure(name, { url: `${uncachedUrl}${path}`, connections: 4, duration: DURATION })
     console.log(formatFigure(figure))
     figures.push(figure)
   }
@@ -99,6 +108,7 @@ const database = await scratchPostgres(process.env.DATABASE_URL)
 const sql = new pg.Client({ connectionString: database.env.DATABASE_URL })
 try {
   const server = await startServer({ ...database.env, ...BENCH_ADMIN })
+  const uncached = await startServer({ ...database.env, ...BENCH_ADMIN, POST_CACHE_MAX_ENTRIES: '0' })
   const seeded = await seed(server.url, 1)
   await sql.connect()
   // 200 authors sharing the seeded author's password hash; 20 categories, one of them rare.
@@ -136,7 +146,15 @@ try {
     made = size
     console.log(`\nseeded ${size} posts in ${Math.round((Date.now() - started) / 1000)} s`)
     const admin = await signInAdmin()
-    const figures = await measureAll(server.url, sql, size, author.id as string, admin, seeded.postIds[0]!)
+    const figures = await measureAll(
+      server.url,
+      uncached.url,
+      sql,
+      size,
+      author.id as string,
+      admin,
+      seeded.postIds[0]!,
+    )
     results.push({ posts: size, figures })
   }
   if (results.length === 2) {
@@ -151,7 +169,7 @@ try {
       )
     }
   }
-  await server.stop()
+  await Promise.all([server.stop(), uncached.stop()])
 } finally {
   await sql.end().catch(() => {})
   await database.drop()

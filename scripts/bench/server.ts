@@ -1,6 +1,7 @@
-// Starts the service as `npm start` does (src/server.ts in a process of its own), on a free
-// loopback port, with request logging off so the benchmark measures the service, not its logs.
-import { spawn, type ChildProcess } from 'node:child_process'
+// Starts the service as `npm start` does (built to dist/ first, then dist/server.js in a process of
+// its own), on a free loopback port, with request logging off so the benchmark measures the
+// service, not its logs.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 
@@ -32,9 +33,16 @@ async function waitUntilUp(url: string, child: ChildProcess, stderr: () => strin
   throw new Error('the server did not answer /ping within 2 minutes')
 }
 
+/** `npm run build`: compiles src/ to dist/ unless it is current (npm start's prestart). */
+function build() {
+  const result = spawnSync(process.execPath, ['--import=tsx', 'scripts/build.ts'], { stdio: 'inherit' })
+  if (result.status !== 0) throw new Error(`npm run build failed (${result.status ?? result.signal})`)
+}
+
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  build()
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['dist/server.js'], {
     // The allocator settings `npm start` gives unless told otherwise (see README: image memory).
     env: {
       MALLOC_ARENA_MAX: '2',

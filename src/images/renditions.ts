@@ -10,7 +10,7 @@
 // All of it, header read included, runs in a slot of the work pool (src/images/work-pool.ts):
 // nothing an image costs is paid outside its bound.
 import { createHash } from 'node:crypto'
-import sharp, { type Metadata, type OutputInfo } from 'sharp'
+import type { Metadata, OutputInfo, SharpConstructor } from 'sharp'
 import { ApiError, type ErrorCode } from '../errors/api-error.ts'
 import { decodeCost } from './decode-cost.ts'
 import { checkMetadata } from './metadata-bounds.ts'
@@ -20,11 +20,21 @@ import type { WorkPool } from './work-pool.ts'
 
 export { THUMBNAIL_WIDTHS } from './output-size.ts'
 
-// Every upload is a new image: libvips's operation cache (50 MB by default) would only hold memory.
-sharp.cache(false)
-// One libvips thread per image: the work pool decides how many images run at once, and so how
-// many cores image work takes. (sharp's default on glibc without jemalloc is 1 already.)
-sharp.concurrency(1)
+let sharpLoaded: Promise<SharpConstructor> | undefined
+
+/**
+ * sharp, loaded with the first image rather than at start-up: libvips holds tens of MB from the
+ * moment it is loaded, which an instance that never processes an image need not pay.
+ */
+const loadSharp = () =>
+  (sharpLoaded ??= import('sharp').then(({ default: sharp }: { default: SharpConstructor }) => {
+    // Every upload is a new image: libvips's operation cache (50 MB by default) would only hold memory.
+    sharp.cache(false)
+    // One libvips thread per image: the work pool decides how many images run at once, and so how
+    // many cores image work takes. (sharp's default on glibc without jemalloc is 1 already.)
+    sharp.concurrency(1)
+    return sharp
+  }))
 
 export interface Rendition {
   /** Content-addressed: the hex SHA-256 of `data` and the extension of its format. */
@@ -94,6 +104,7 @@ async function readHeader(bytes: Buffer, format: ImageFormat, accepted: readonly
   const problem = await checkMetadata(bytes, format)
   if (problem?.kind === 'too-large') throw fileError(422, 'IMAGE_METADATA_TOO_LARGE', problem.message)
   if (problem?.kind === 'undecodable') throw invalid()
+  const sharp = await loadSharp()
   let metadata: Metadata
   try {
     // Header only, nothing decoded: the pixel limit is ours to apply next, with its own error.
@@ -128,6 +139,7 @@ async function encode(bytes: Buffer, metadata: Metadata, maxPixels: number): Pro
   const shown = metadata.autoOrient
   const widths = thumbnailWidths(shown.width)
   const largest = Math.max(...widths)
+  const sharp = await loadSharp()
 
   let decoded: { data: Buffer; info: OutputInfo }
   try {

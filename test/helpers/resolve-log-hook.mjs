@@ -1,4 +1,4 @@
-// A module resolve hook (node:module register) for test/db/lazy-pglite.test.ts: appends every URL
+// A module resolve hook (node:module register) for test/lazy-modules.test.ts: appends every URL
 // the process resolves to the file it is given, synchronously, so the list is complete as soon as
 // the import that caused it has returned.
 import { appendFileSync } from 'node:fs'
