@@ -31,23 +31,29 @@ interface ParserError extends Error {
   code?: string
 }
 
-/** Per connection: the answers not yet written whole, and the latest request's answer. */
-const unfinished = new WeakMap<Socket, Set<ServerResponse>>()
+/**
+ * Per connection: its answers, pruned of those written whole or closed as each request comes (so a
+ * few at most), and the latest request's answer.
+ */
+const answers = new WeakMap<Socket, Set<ServerResponse>>()
 const latest = new WeakMap<Socket, ServerResponse>()
 /** Connections whose refusal is under way: the parser reports its error again for every later chunk. */
 const refusing = new WeakSet<Socket>()
 
+/** An answer that has emitted 'finish' (written whole) or 'close'. */
+const settledAlready = (response: ServerResponse) => response.writableFinished || response.destroyed
+
 /** Follows the answers of each connection, so a refusal can wait for the ones before it. */
 export function trackAnswers(server: Server) {
-  // First of the 'request' listeners, before Fastify's can answer.
+  // First of the 'request' listeners, before Fastify's can answer. No listener per answer: whether
+  // one is still open is read from the answer itself when a refusal needs it.
   server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
     const { socket } = request
-    let open = unfinished.get(socket)
-    if (open === undefined) unfinished.set(socket, (open = new Set()))
+    let open = answers.get(socket)
+    if (open === undefined) answers.set(socket, (open = new Set()))
+    for (const earlier of open) if (settledAlready(earlier)) open.delete(earlier)
     open.add(response)
     latest.set(socket, response)
-    const done = () => open.delete(response)
-    response.once('finish', done).once('close', done)
   })
 }
 
@@ -76,15 +82,15 @@ export function handleClientError(this: FastifyInstance, error: ParserError, soc
 }
 
 async function refuseInTurn(socket: Socket, answer: string) {
-  const open = unfinished.get(socket) ?? new Set<ServerResponse>()
+  const open = [...(answers.get(socket) ?? [])].filter((response) => !settledAlready(response))
   // The request whose body was being read when the parser failed (or timed out) is the one refused.
   const last = latest.get(socket)
   const broken = last !== undefined && !last.req.complete ? last : undefined
-  await Promise.all([...open].filter((response) => response !== broken).map(settled))
+  await Promise.all(open.filter((response) => response !== broken).map(settled))
   // The refused request may have been answered already (an early refusal of an upload): that
   // answer stands, alone.
   if (broken?.headersSent) {
-    if (open.has(broken)) await settled(broken)
+    if (!settledAlready(broken)) await settled(broken)
   } else if (socket.writable) {
     socket.write(answer)
   }

@@ -70,11 +70,13 @@ export function observeRequests(app: FastifyInstance, metrics: Metrics) {
     buckets: LATENCY_BUCKETS,
     registers: [metrics.registry],
   })
-  app.addHook('onResponse', async (request, reply) => {
-    const config = request.routeOptions.config as { operationId?: string }
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions
+    const operationId = (route.config as { operationId?: string }).operationId
     // Unknown URLs are one label, not one per URL: a scanner must not grow the series without bound.
-    const operation = config.operationId ?? (request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched'))
+    const operation = operationId ?? (request.is404 ? 'unmatched' : (route.url ?? 'unmatched'))
     requests.inc({ operation, method: request.method, status: String(reply.statusCode) })
     duration.observe({ operation }, reply.elapsedTime / 1000)
+    done()
   })
 }
