@@ -32,11 +32,12 @@ interface ParserError extends Error {
 }
 
 /**
- * Per connection: its answers, pruned of those written whole or closed as each request comes (so a
- * few at most), and the latest request's answer.
+ * Per connection, kept on the socket itself (a property is cheaper than a WeakMap on every
+ * request): its answers, pruned of those written whole or closed as each request comes (so a few
+ * at most), the latest last.
  */
-const answers = new WeakMap<Socket, Set<ServerResponse>>()
-const latest = new WeakMap<Socket, ServerResponse>()
+const TRACKED = Symbol('answers')
+type TrackedSocket = Socket & { [TRACKED]?: ServerResponse[] }
 /** Connections whose refusal is under way: the parser reports its error again for every later chunk. */
 const refusing = new WeakSet<Socket>()
 
@@ -48,12 +49,18 @@ export function trackAnswers(server: Server) {
   // First of the 'request' listeners, before Fastify's can answer. No listener per answer: whether
   // one is still open is read from the answer itself when a refusal needs it.
   server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
-    const { socket } = request
-    let open = answers.get(socket)
-    if (open === undefined) answers.set(socket, (open = new Set()))
-    for (const earlier of open) if (settledAlready(earlier)) open.delete(earlier)
-    open.add(response)
-    latest.set(socket, response)
+    const socket: TrackedSocket = request.socket
+    const tracked = socket[TRACKED]
+    if (tracked === undefined) {
+      socket[TRACKED] = [response]
+      return
+    }
+    // Those settled since the last request go (most often the one before it), in place.
+    let kept = 0
+    for (let index = 0; index < tracked.length; index++)
+      if (!settledAlready(tracked[index]!)) tracked[kept++] = tracked[index]!
+    tracked.length = kept
+    tracked.push(response)
   })
 }
 
@@ -82,9 +89,10 @@ export function handleClientError(this: FastifyInstance, error: ParserError, soc
 }
 
 async function refuseInTurn(socket: Socket, answer: string) {
-  const open = [...(answers.get(socket) ?? [])].filter((response) => !settledAlready(response))
+  const tracked = (socket as TrackedSocket)[TRACKED] ?? []
+  const open = tracked.filter((response) => !settledAlready(response))
   // The request whose body was being read when the parser failed (or timed out) is the one refused.
-  const last = latest.get(socket)
+  const last = tracked.at(-1)
   const broken = last !== undefined && !last.req.complete ? last : undefined
   await Promise.all(open.filter((response) => response !== broken).map(settled))
   // The refused request may have been answered already (an early refusal of an upload): that
