@@ -31,23 +31,36 @@ interface ParserError extends Error {
   code?: string
 }
 
-/** Per connection: the answers not yet written whole, and the latest request's answer. */
-const unfinished = new WeakMap<Socket, Set<ServerResponse>>()
-const latest = new WeakMap<Socket, ServerResponse>()
+/**
+ * Per connection, kept on the socket itself (a property is cheaper than a WeakMap on every
+ * request): its answers, pruned of those written whole or closed as each request comes (so a few
+ * at most), the latest last.
+ */
+const TRACKED = Symbol('answers')
+type TrackedSocket = Socket & { [TRACKED]?: ServerResponse[] }
 /** Connections whose refusal is under way: the parser reports its error again for every later chunk. */
 const refusing = new WeakSet<Socket>()
 
+/** An answer that has emitted 'finish' (written whole) or 'close'. */
+const settledAlready = (response: ServerResponse) => response.writableFinished || response.destroyed
+
 /** Follows the answers of each connection, so a refusal can wait for the ones before it. */
 export function trackAnswers(server: Server) {
-  // First of the 'request' listeners, before Fastify's can answer.
+  // First of the 'request' listeners, before Fastify's can answer. No listener per answer: whether
+  // one is still open is read from the answer itself when a refusal needs it.
   server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
-    const { socket } = request
-    let open = unfinished.get(socket)
-    if (open === undefined) unfinished.set(socket, (open = new Set()))
-    open.add(response)
-    latest.set(socket, response)
-    const done = () => open.delete(response)
-    response.once('finish', done).once('close', done)
+    const socket: TrackedSocket = request.socket
+    const tracked = socket[TRACKED]
+    if (tracked === undefined) {
+      socket[TRACKED] = [response]
+      return
+    }
+    // Those settled since the last request go (most often the one before it), in place.
+    let kept = 0
+    for (let index = 0; index < tracked.length; index++)
+      if (!settledAlready(tracked[index]!)) tracked[kept++] = tracked[index]!
+    tracked.length = kept
+    tracked.push(response)
   })
 }
 
@@ -76,15 +89,16 @@ export function handleClientError(this: FastifyInstance, error: ParserError, soc
 }
 
 async function refuseInTurn(socket: Socket, answer: string) {
-  const open = unfinished.get(socket) ?? new Set<ServerResponse>()
+  const tracked = (socket as TrackedSocket)[TRACKED] ?? []
+  const open = tracked.filter((response) => !settledAlready(response))
   // The request whose body was being read when the parser failed (or timed out) is the one refused.
-  const last = latest.get(socket)
+  const last = tracked.at(-1)
   const broken = last !== undefined && !last.req.complete ? last : undefined
-  await Promise.all([...open].filter((response) => response !== broken).map(settled))
+  await Promise.all(open.filter((response) => response !== broken).map(settled))
   // The refused request may have been answered already (an early refusal of an upload): that
   // answer stands, alone.
   if (broken?.headersSent) {
-    if (open.has(broken)) await settled(broken)
+    if (!settledAlready(broken)) await settled(broken)
   } else if (socket.writable) {
     socket.write(answer)
   }

@@ -69,17 +69,17 @@ export function registerLingeringClose(app: FastifyInstance, limits: Limits) {
   if (limits.lingeringCloseMs === 0 || limits.lingeringCloseBytes === 0 || limits.lingeringCloseMaxSockets === 0) return
   /** Sockets of this app draining now. */
   let drainingNow = 0
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, _payload, done) => {
     const raw = request.raw
     // Injected requests have no `complete`; answers that keep the connection read the body anyway.
-    if (raw.complete !== false || String(reply.getHeader('connection')).toLowerCase() !== 'close') return payload
+    if (raw.complete !== false || String(reply.getHeader('connection')).toLowerCase() !== 'close') return done()
     const declared = Number(raw.headers['content-length'])
-    if (declared > limits.lingeringCloseBytes) return payload
-    if (draining.has(raw.socket) || drainingNow >= limits.lingeringCloseMaxSockets) return payload
+    if (declared > limits.lingeringCloseBytes) return done()
+    if (draining.has(raw.socket) || drainingNow >= limits.lingeringCloseMaxSockets) return done()
     draining.add(raw.socket)
     drainingNow++
     raw.socket.once('close', () => drainingNow--)
     drainThenClose(raw, raw.socket, limits)
-    return payload
+    done()
   })
 }

@@ -11,10 +11,12 @@ export function registerRequestHead(app: FastifyInstance) {
   // Node emits this instead of 'request' for an Expect other than 100-continue, answering 417 when
   // nobody listens: handed on as the request it is.
   app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response))
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     // RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without Host (1.0 had none).
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw new ApiError(400, 'MALFORMED_REQUEST', 'An HTTP/1.1 request must have a Host header.')
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(new ApiError(400, 'MALFORMED_REQUEST', 'An HTTP/1.1 request must have a Host header.'))
+      return
     }
+    done()
   })
 }

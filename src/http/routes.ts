@@ -23,24 +23,32 @@ function acceptMediaTypes(operation: OperationSpec): onRequestHookHandler | null
   const requestBody = operation.requestBody as { content?: Record<string, unknown>; required?: boolean } | undefined
   const declared = Object.keys(requestBody?.content ?? {})
   if (declared.length === 0) return null
-  return async (request) => {
+  return (request, _reply, done) => {
     const header = request.headers['content-type']
     if (header === undefined) {
       if (requestBody?.required === true && sendsNoBody(request.headers)) {
-        throw new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [
-          { path: '/body', message: `a body is required (${declared.join(' or ')})`, code: 'required' },
-        ])
+        done(
+          new ApiError(400, 'VALIDATION_FAILED', 'The request does not match the API contract.', [
+            { path: '/body', message: `a body is required (${declared.join(' or ')})`, code: 'required' },
+          ]),
+        )
+        return
       }
+      done()
       return
     }
     const mediaType = header.split(';')[0]!.trim().toLowerCase()
     if (!declared.includes(mediaType)) {
-      throw new ApiError(
-        415,
-        'UNSUPPORTED_MEDIA_TYPE',
-        `Content-Type ${shorten(mediaType, 100) || '(empty)'} is not accepted here; send ${declared.join(' or ')}.`,
+      done(
+        new ApiError(
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+          `Content-Type ${shorten(mediaType, 100) || '(empty)'} is not accepted here; send ${declared.join(' or ')}.`,
+        ),
       )
+      return
     }
+    done()
   }
 }
 
@@ -55,13 +63,15 @@ export async function registerOperations(app: FastifyInstance, spec: OpenApiDocu
       // The glue would register a route answering 500 "not implemented"; refuse to start instead.
       if (handler === undefined) throw new Error(`No handler for operationId "${operationId}"`)
       const operation = spec.paths[openapiPath]![method.toLowerCase() as 'get'] as OperationSpec
-      const mediaTypes = acceptMediaTypes(operation)
-      const security = authorize(app, operation.security ?? spec.security ?? [])
+      // The caller first (401 before 415), then the body's type, both before any byte of it is read.
+      // An operation open to all, without a body, has neither hook.
+      const onRequest = [authorize(app, operation.security ?? spec.security ?? []), acceptMediaTypes(operation)].filter(
+        (hook) => hook !== null,
+      )
       // Partial route options: the glue adds method, url and schema itself (its types want them all).
       return {
         handler,
-        // The caller first (401 before 415), then the body's type, both before any byte of it is read.
-        onRequest: mediaTypes ? [security, mediaTypes] : security,
+        ...(onRequest.length > 0 ? { onRequest } : {}),
         config: { operationId },
       } as Partial<RouteOptions> as RouteOptions
     },

@@ -82,7 +82,12 @@ function hasIssuedTimes(value: unknown, lifetimeSeconds: number): boolean {
 const BEARER = /^bearer[ \t]+([A-Za-z0-9_.-]{1,4096})$/i
 const BEARER_SCHEME = /^bearer(?:[ \t]|$)/i
 
-async function readPrincipal(app: FastifyInstance, request: FastifyRequest): Promise<Principal | null> {
+/**
+ * The signed-in caller, or null when the request carries no bearer token. Checking the token is
+ * synchronous (throwing when it is bad); only the session lookup waits, so an anonymous request
+ * is decided without a promise.
+ */
+function readPrincipal(app: FastifyInstance, request: FastifyRequest): Promise<Principal> | null {
   const header = request.headers.authorization
   // Another scheme (Basic, Digest, …) carries no access token: the caller sent none of ours, so
   // it is answered as one that sent nothing (RFC 6750 §3.1: `Bearer`, no error).
@@ -104,28 +109,40 @@ async function readPrincipal(app: FastifyInstance, request: FastifyRequest): Pro
 }
 
 /**
- * The hook for one operation. `requirements` is the operation's `security`: alternatives, each
- * a map of scheme → scopes (here, roles). `[]` is public; `[{}, {bearer: []}]` is public but knows
- * a signed-in caller; `[{bearer: [admin]}]` needs an admin.
+ * The hook for one operation, or null for an operation that uses no bearer token. `requirements`
+ * is the operation's `security`: alternatives, each a map of scheme → scopes (here, roles). `[]`
+ * is public; `[{}, {bearer: []}]` is public but knows a signed-in caller; `[{bearer: [admin]}]`
+ * needs an admin.
  */
-export function authorize(app: FastifyInstance, requirements: SecurityRequirement[]): onRequestHookHandler {
+export function authorize(app: FastifyInstance, requirements: SecurityRequirement[]): onRequestHookHandler | null {
   const usesBearer = requirements.some((alternative) => 'bearer' in alternative)
+  if (!usesBearer) return null
   const anonymousAllowed =
     requirements.length === 0 || requirements.some((alternative) => Object.keys(alternative).length === 0)
   const roleSets = requirements
     .filter((alternative) => 'bearer' in alternative)
     .map((alternative) => alternative.bearer!)
-  return async (request) => {
-    if (!usesBearer) return
-    // A token that is present but bad is refused even where anonymous access is allowed:
-    // silently treating the caller as anonymous would hide an expired session from the client.
-    const principal = await readPrincipal(app, request)
+  /** Why `principal` may not perform the operation, or undefined when it may. */
+  const refusal = (request: FastifyRequest, principal: Principal | null): ApiError | undefined => {
     if (principal === null) {
-      if (anonymousAllowed) return
-      throw unauthenticated('UNAUTHENTICATED', 'Sign in: this operation needs a bearer access token.')
+      if (anonymousAllowed) return undefined
+      return unauthenticated('UNAUTHENTICATED', 'Sign in: this operation needs a bearer access token.')
     }
     request.principal = principal
     const permitted = anonymousAllowed || roleSets.some((roles) => roles.length === 0 || roles.includes(principal.role))
-    if (!permitted) throw new ApiError(403, 'FORBIDDEN', 'Your role may not perform this operation.')
+    return permitted ? undefined : new ApiError(403, 'FORBIDDEN', 'Your role may not perform this operation.')
+  }
+  return (request, _reply, done) => {
+    // A token that is present but bad is refused even where anonymous access is allowed:
+    // silently treating the caller as anonymous would hide an expired session from the client.
+    let principal: Promise<Principal> | null
+    try {
+      principal = readPrincipal(app, request)
+    } catch (error) {
+      done(error as ApiError)
+      return
+    }
+    if (principal === null) done(refusal(request, null))
+    else principal.then((known) => done(refusal(request, known)), done)
   }
 }

@@ -62,27 +62,37 @@ const issue = (instancePath: string, keyword: string, message: string): ErrorObj
   message,
 })
 
-const pointer = (path: string, key: string | number) =>
-  `${path}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`
+/** The JSON pointer of a value, from the keys leading to it. */
+const pointer = (keys: readonly (string | number)[]) =>
+  keys.map((key) => `/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
 
 /**
  * What JSON Schema cannot say but the service cannot take: PostgreSQL refuses the NUL character
  * in text, and ajv's coercion turns `limit=Infinity` or `1e400` into an infinite number that no
  * `type: integer` or `maximum` check stops everywhere. Both would otherwise reach the database or
- * the handler and come back as a 500.
+ * the handler and come back as a 500. `keys` leads to `value` (pushed and popped on the way down):
+ * its pointer is built only for a value refused, which nearly every request has none of.
  */
-function unstorable(value: unknown, path: string, found: ErrorObject[]) {
+function unstorable(value: unknown, keys: (string | number)[], found: ErrorObject[]) {
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) found.push(issue(path, 'noNulCharacter', 'must not contain the NUL character'))
+    if (value.includes('\u0000'))
+      found.push(issue(pointer(keys), 'noNulCharacter', 'must not contain the NUL character'))
   } else if (typeof value === 'number') {
-    if (!Number.isFinite(value)) found.push(issue(path, 'finite', 'must be a finite number'))
+    if (!Number.isFinite(value)) found.push(issue(pointer(keys), 'finite', 'must be a finite number'))
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => unstorable(item, pointer(path, index), found))
+    for (let index = 0; index < value.length; index++) {
+      keys.push(index)
+      unstorable(value[index], keys, found)
+      keys.pop()
+    }
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue
+      keys.push(key)
       if (key.includes('\u0000'))
-        found.push(issue(pointer(path, key), 'noNulCharacter', 'must not contain the NUL character'))
-      unstorable(item, pointer(path, key), found)
+        found.push(issue(pointer(keys), 'noNulCharacter', 'must not contain the NUL character'))
+      unstorable((value as Record<string, unknown>)[key], keys, found)
+      keys.pop()
     }
   }
   return found
@@ -95,7 +105,7 @@ function refusingUnstorable(validate: ValidateFunction): ValidateFunction {
       wrapped.errors = validate.errors
       return false
     }
-    const found = unstorable(data, '', [])
+    const found = unstorable(data, [], [])
     wrapped.errors = found.length > 0 ? found : null
     return found.length === 0
   }) as ValidateFunction

@@ -1,11 +1,12 @@
 // Prometheus metrics of one instance: requests by operationId, their latency, the job queues'
 // depth, the database pool and the process. One registry per app (tests build many apps in one
 // process), rendered by GET /metrics.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client'
+import { collectDefaultMetrics, Gauge, Registry, type Metric } from 'prom-client'
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../db/database.ts'
 import { JOB_QUEUES } from '../jobs/index.ts'
 import type { Queue } from '../queue/queue.ts'
+import { makeRequestMetrics } from './request-metrics.ts'
 
 export interface Metrics {
   registry: Registry
@@ -57,24 +58,21 @@ export function makeMetrics(services: { database: Database; queue: Queue }): Met
 
 /** Counts and times every answered request, labelled by operationId (or the route, or `unmatched`). */
 export function observeRequests(app: FastifyInstance, metrics: Metrics) {
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'Requests answered, by operationId, method and status.',
-    labelNames: ['operation', 'method', 'status'],
-    registers: [metrics.registry],
-  })
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from receiving a request to sending its answer, by operationId.',
-    labelNames: ['operation'],
-    buckets: LATENCY_BUCKETS,
-    registers: [metrics.registry],
-  })
-  app.addHook('onResponse', async (request, reply) => {
-    const config = request.routeOptions.config as { operationId?: string }
+  const requests = makeRequestMetrics(
+    metrics.registry,
+    { requests: 'http_requests_total', duration: 'http_request_duration_seconds' },
+    {
+      requests: 'Requests answered, by operationId, method and status.',
+      duration: 'Time from receiving a request to sending its answer, by operationId.',
+    },
+    LATENCY_BUCKETS,
+  )
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions
+    const operationId = (route.config as { operationId?: string }).operationId
     // Unknown URLs are one label, not one per URL: a scanner must not grow the series without bound.
-    const operation = config.operationId ?? (request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched'))
-    requests.inc({ operation, method: request.method, status: String(reply.statusCode) })
-    duration.observe({ operation }, reply.elapsedTime / 1000)
+    const operation = operationId ?? (request.is404 ? 'unmatched' : (route.url ?? 'unmatched'))
+    requests.observe(operation, request.method, reply.statusCode, reply.elapsedTime / 1000)
+    done()
   })
 }
