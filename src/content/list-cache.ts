@@ -12,9 +12,11 @@ import type { PostSelector } from './post-cache.ts'
 type PageMeta = components['schemas']['PageMeta']
 
 export interface ListedPosts {
-  /** The page's posts as a JSON array, exactly as GET /posts/{id} writes each of them. */
-  json: string
+  /** The page's posts as a JSON array in UTF-8, exactly as GET /posts/{id} writes each of them. */
+  bytes: Buffer
   page: PageMeta
+  /** `page` as the envelope's meta carries it (see successBytes). */
+  pageBytes: Buffer
   etag: string
   /** The posts on the page and their authors: what a selective invalidation matches on. */
   postIds: string[]
@@ -37,13 +39,16 @@ export interface ListCacheStats {
   bytes: number
 }
 
-/** A strong ETag over the page as the client sees it: its posts and its paging. */
-export const listEtagOf = (json: string, page: PageMeta) =>
-  `"${createHash('sha256').update(json).update(JSON.stringify(page)).digest('base64url').slice(0, 32)}"`
+/** `page` as the envelope's meta carries it after the request id (see successBytes in src/http/envelope.ts). */
+export const pageMetaBytes = (page: PageMeta) => Buffer.from(`,"page":${JSON.stringify(page)}`)
 
-/** A page's footprint: its JSON in UTF-16 units, its ids, and some overhead. */
+/** A strong ETag over the page as the client sees it: its posts and its paging. */
+export const listEtagOf = (bytes: Buffer, page: PageMeta) =>
+  `"${createHash('sha256').update(bytes).update(JSON.stringify(page)).digest('base64url').slice(0, 32)}"`
+
+/** A page's footprint: its bytes, its ids, and some overhead. */
 const sizeOf = (entry: ListedPosts) =>
-  entry.json.length * 2 + (entry.postIds.length + entry.authorIds.length) * 100 + 512
+  entry.bytes.length + entry.pageBytes.length + (entry.postIds.length + entry.authorIds.length) * 100 + 512
 
 export function makeListCache(options: ListCacheOptions) {
   const stats = { hits: 0, misses: 0, evictions: 0 }

@@ -3,13 +3,13 @@
 // Concurrent misses for one id share one database read. Visibility is not the cache's business:
 // it holds posts as stored, and the caller checks who may see them on every request.
 import { LRUCache } from 'lru-cache'
-import { etagOf, type Post } from './post-view.ts'
+import { etagOfJson, type Post } from './post-view.ts'
 
 export interface CachedPost {
   post: Post
   etag: string
-  /** The post as JSON, made once: a hit costs no serialisation of the body. */
-  json: string
+  /** The post as UTF-8 JSON, made once: a hit costs no serialisation or encoding of the body. */
+  bytes: Buffer
 }
 
 export interface PostCacheOptions {
@@ -43,8 +43,8 @@ const matches = (post: Post, selector: Exclude<PostSelector, { createdPostId: st
       ? post.author.id === selector.authorId
       : post.categories.some((category) => category.id === selector.categoryId)
 
-/** A post's footprint: twice its JSON (the object and the string, in UTF-16 units) and some overhead. */
-const sizeOf = (entry: CachedPost) => entry.json.length * 2 + 512
+/** A post's footprint: its bytes, the object (about twice as much, in UTF-16 strings) and some overhead. */
+const sizeOf = (entry: CachedPost) => entry.bytes.length * 3 + 512
 
 export function makePostCache(load: (id: string) => Promise<Post | null>, options: PostCacheOptions) {
   const stats = { hits: 0, misses: 0, evictions: 0 }
@@ -71,7 +71,8 @@ export function makePostCache(load: (id: string) => Promise<Post | null>, option
     stats.misses++
     const read = load(id).then(
       (post) => {
-        const entry = post === null ? null : { post, etag: etagOf(post), json: JSON.stringify(post) }
+        const json = post === null ? '' : JSON.stringify(post)
+        const entry = post === null ? null : { post, etag: etagOfJson(json), bytes: Buffer.from(json) }
         if (inflight.get(id) === read) {
           inflight.delete(id)
           // Only posts are kept: a miss for an unknown id must not fill the cache.

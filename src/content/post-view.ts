@@ -38,5 +38,7 @@ export function toPost(post: PostRecord): Post {
 }
 
 /** A strong ETag over everything the client sees: any change to the representation changes it. */
-export const etagOf = (post: Post) =>
-  `"${createHash('sha256').update(JSON.stringify(post)).digest('base64url').slice(0, 32)}"`
+export const etagOf = (post: Post) => etagOfJson(JSON.stringify(post))
+
+/** The same ETag, from the post's JSON when it is at hand. */
+export const etagOfJson = (json: string) => `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`

@@ -7,7 +7,7 @@ import type { Principal } from '../auth/principal.ts'
 import type { CachedPost, PostCache } from './post-cache.ts'
 import type { PostChanges } from './post-changes.ts'
 import type { ListedPage, PostRecord, PostStatus, PostStore, PostWrite } from './post-store.ts'
-import { listEtagOf, type ListCache, type ListedPosts } from './list-cache.ts'
+import { listEtagOf, pageMetaBytes, type ListCache, type ListedPosts } from './list-cache.ts'
 import { deriveExcerpt } from './excerpt.ts'
 import { safeSearchText } from './search-query.ts'
 import { etagOf, toPost, type Post } from './post-view.ts'
@@ -73,7 +73,8 @@ type ListPostsQuery = {
 /** A page read from the store, with the paging and ETag listPosts sends. */
 function listed({ json, next, postIds, authorIds }: ListedPage, limit: number): ListedPosts {
   const page = { limit, nextCursor: next && encodeCursor(next) }
-  return { json, page, etag: listEtagOf(json, page), postIds, authorIds }
+  const bytes = Buffer.from(json)
+  return { bytes, page, pageBytes: pageMetaBytes(page), etag: listEtagOf(bytes, page), postIds, authorIds }
 }
 
 /** What GET /posts/{id}'s cache loads on a miss: the post as stored, whoever may see it. */

@@ -1,20 +1,20 @@
 // Tag `posts`.
-import { pageJson, success, successJson } from '../http/envelope.ts'
+import { success, successBytes } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
 import { etagOf } from '../content/post-view.ts'
 import { ifNoneMatchHits } from '../http/conditional.ts'
 
 /** Public pages come from the list cache; every page is built as JSON by the database, never serialised here. */
 export const listPosts: OperationHandler<'listPosts'> = async (request, reply) => {
-  const { json, page, etag } = await request.server.services.posts.list(request.principal, request.query)
+  const { bytes, pageBytes, etag } = await request.server.services.posts.list(request.principal, request.query)
   reply.header('etag', etag)
   if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
     reply.code(304)
     return undefined
   }
   reply.type('application/json; charset=utf-8')
-  // The handler's type is the parsed envelope; the string is that envelope, already serialised.
-  return pageJson(request, json, page) as unknown as Awaited<ReturnType<OperationHandler<'listPosts'>>>
+  // The handler's type is the parsed envelope; the bytes are that envelope, already serialised.
+  return successBytes(request, bytes, pageBytes) as unknown as Awaited<ReturnType<OperationHandler<'listPosts'>>>
 }
 
 export const createPost: OperationHandler<'createPost'> = async (request, reply) => {
@@ -25,15 +25,15 @@ export const createPost: OperationHandler<'createPost'> = async (request, reply)
 
 /** Served from the post cache: a hit, a 304 included, costs no database round trip and no serialisation. */
 export const getPost: OperationHandler<'getPost'> = async (request, reply) => {
-  const { json, etag } = await request.server.services.posts.read(request.principal, request.params.id)
+  const { bytes, etag } = await request.server.services.posts.read(request.principal, request.params.id)
   reply.header('etag', etag)
   if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
     reply.code(304)
     return undefined
   }
   reply.type('application/json; charset=utf-8')
-  // The handler's type is the parsed envelope; the string is that envelope, already serialised.
-  return successJson(request, json) as unknown as Awaited<ReturnType<OperationHandler<'getPost'>>>
+  // The handler's type is the parsed envelope; the bytes are that envelope, already serialised.
+  return successBytes(request, bytes) as unknown as Awaited<ReturnType<OperationHandler<'getPost'>>>
 }
 
 export const updatePost: OperationHandler<'updatePost'> = async (request, reply) => {

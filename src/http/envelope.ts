@@ -9,13 +9,26 @@ export function success<T>(request: FastifyRequest, data: T) {
   return { data, error: null, meta: { requestId: request.id } }
 }
 
+const DATA = Buffer.from('{"data":')
+const REQUEST_ID = Buffer.from(',"error":null,"meta":{"requestId":')
+const END = Buffer.from('}}')
+
 /**
- * The success envelope around data that is already JSON (a cached post): sent as it is, since
- * Fastify does not serialise a string sent as application/json. The caller vouches that `dataJson`
- * matches the response schema, which the contract tests check.
+ * The success envelope around data that is already JSON, as UTF-8 (a cached post or page), and
+ * more of `meta` after the request id (`,"page":{…}`) when given: sent as it is, since Fastify
+ * sends a Buffer untouched. Bytes, not a string: a string with any non-ASCII character would be
+ * measured and encoded again on every answer. The caller vouches that the data matches the
+ * response schema, which the contract tests check.
  */
-export const successJson = (request: FastifyRequest, dataJson: string) =>
-  `{"data":${dataJson},"error":null,"meta":{"requestId":${JSON.stringify(request.id)}}}`
+export const successBytes = (request: FastifyRequest, data: Buffer, moreMeta?: Buffer) =>
+  Buffer.concat([
+    DATA,
+    data,
+    REQUEST_ID,
+    Buffer.from(JSON.stringify(request.id)),
+    ...(moreMeta === undefined ? [] : [moreMeta]),
+    END,
+  ])
 
 export function page<T>(request: FastifyRequest, data: T[], pageMeta: PageMeta) {
   return { data, error: null, meta: { requestId: request.id, page: pageMeta } }
@@ -24,7 +37,3 @@ export function page<T>(request: FastifyRequest, data: T[], pageMeta: PageMeta) 
 export function failure(request: FastifyRequest, error: ErrorBody) {
   return { data: null, error, meta: { requestId: request.id } }
 }
-
-/** The page envelope around posts that are already JSON (listPosts): sent as it is, as successJson. */
-export const pageJson = (request: FastifyRequest, dataJson: string, pageMeta: PageMeta) =>
-  `{"data":${dataJson},"error":null,"meta":{"requestId":${JSON.stringify(request.id)},"page":${JSON.stringify(pageMeta)}}}`

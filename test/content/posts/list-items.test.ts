@@ -23,7 +23,7 @@ t.test('every list item is, byte for byte, the post getPost returns', async (t) 
   ]
   const several = await createPost(app, author, {
     status: 'published',
-    title: `Several categories and a ${word}`,
+    title: `Several categories and a ${word}: café, 日本, 🦘`,
     categoryIds: categories.map((category) => category.id),
   })
   const pictured = await createPost(app, author, { status: 'published', body: `A picture of a ${word}.` })
@@ -53,6 +53,7 @@ t.test('every list item is, byte for byte, the post getPost returns', async (t) 
   for (const [url, ids] of lists) {
     const page = await app.inject({ method: 'GET', url, headers: author.auth })
     t.equal(page.statusCode, 200, url)
+    t.equal(Number(page.headers['content-length']), page.rawPayload.length, `${url}: Content-Length counts bytes`)
     const items = page.json().data as { id: string }[]
     t.same(
       items.map((item) => item.id),
