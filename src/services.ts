@@ -20,6 +20,7 @@ import { loadPost, makePostService, type PostService } from './content/posts.ts'
 import { makeThumbnailService, type ThumbnailService } from './content/thumbnails.ts'
 import { makeUploadRate } from './content/upload-rate.ts'
 import type { Database } from './db/database.ts'
+import { makeListGeneration } from './db/list-generation.ts'
 import { listenForInvalidations, notifyWith } from './db/post-invalidations.ts'
 import type { AccessClaims } from './auth/principal.ts'
 import { cancelPublication, enqueuePublication } from './jobs/publish-post.ts'
@@ -94,7 +95,8 @@ export function makeServices({ config, database, queue, version, log, signAccess
   })
   const caches = [postCache, listCache]
   // On PostgreSQL every instance's caches hear of every write: NOTIFY by the writer, LISTEN by all.
-  const changes = makePostChanges(caches, database.kind === 'postgres' ? notifyWith(prisma) : null, log)
+  const listGeneration = makeListGeneration(prisma)
+  const changes = makePostChanges(caches, database.kind === 'postgres' ? notifyWith(prisma) : null, listGeneration, log)
   const listener =
     config.databaseUrl === null
       ? null
@@ -119,6 +121,7 @@ export function makeServices({ config, database, queue, version, log, signAccess
     requestImageSweep,
     cache: postCache,
     lists: listCache,
+    listGeneration,
     changes,
   })
   const uploads = makeUploadRate(stores.counters, config)

@@ -23,6 +23,12 @@ export interface ListedPosts {
   authorIds: string[]
 }
 
+/** A page as kept: with the lists' generation it was read at (src/db/list-generation.ts). */
+interface Entry {
+  listed: ListedPosts
+  generation: bigint
+}
+
 export interface ListCacheOptions {
   /** 0 turns the cache off. */
   maxEntries: number
@@ -47,13 +53,13 @@ export const listEtagOf = (bytes: Buffer, page: PageMeta) =>
   `"${createHash('sha256').update(bytes).update(JSON.stringify(page)).digest('base64url').slice(0, 32)}"`
 
 /** A page's footprint: its bytes, its ids, and some overhead. */
-const sizeOf = (entry: ListedPosts) =>
+const sizeOf = ({ listed: entry }: Entry) =>
   entry.bytes.length + entry.pageBytes.length + (entry.postIds.length + entry.authorIds.length) * 100 + 512
 
 export function makeListCache(options: ListCacheOptions) {
   const stats = { hits: 0, misses: 0, evictions: 0 }
   const enabled = options.maxEntries > 0
-  const cache = new LRUCache<string, ListedPosts>({
+  const cache = new LRUCache<string, Entry>({
     max: Math.max(options.maxEntries, 1),
     maxSize: options.maxBytes,
     // One page of very long posts must not push out every other page: such a page is not kept.
@@ -65,47 +71,51 @@ export function makeListCache(options: ListCacheOptions) {
     },
   })
   /**
-   * Reads in flight, by key. Every invalidation empties it and moves `generation` on: a read that
-   * started before a write may have read the list as it was before, so it never stores its result,
-   * and a read started after the write never joins it.
+   * Reads in flight, by key, with the lists' generation they started at: a read joins one only of
+   * the same generation. Every invalidation also empties it and moves `invalidations` on: a read
+   * that started before a write this instance heard of may have read the list as it was before,
+   * so it never stores its result, and a read started after it never joins it.
    */
-  const inflight = new Map<string, Promise<ListedPosts>>()
-  let generation = 0
+  const inflight = new Map<string, { generation: bigint; read: Promise<ListedPosts> }>()
+  let invalidations = 0
 
   function forgetInflight() {
-    generation++
+    invalidations++
     inflight.clear()
   }
 
-  function loadShared(key: string, load: () => Promise<ListedPosts>): Promise<ListedPosts> {
+  function loadShared(key: string, generation: bigint, load: () => Promise<ListedPosts>): Promise<ListedPosts> {
     const pending = inflight.get(key)
-    if (pending) return pending
+    if (pending?.generation === generation) return pending.read
     stats.misses++
-    const started = generation
-    const read = load().then(
-      (entry) => {
-        if (inflight.get(key) === read) inflight.delete(key)
-        if (started === generation && enabled) cache.set(key, entry)
-        return entry
+    const started = invalidations
+    const read: Promise<ListedPosts> = load().then(
+      (listed) => {
+        if (inflight.get(key)?.read === read) inflight.delete(key)
+        if (started === invalidations && enabled) cache.set(key, { listed, generation })
+        return listed
       },
       (error: unknown) => {
-        if (inflight.get(key) === read) inflight.delete(key)
+        if (inflight.get(key)?.read === read) inflight.delete(key)
         throw error
       },
     )
-    inflight.set(key, read)
+    inflight.set(key, { generation, read })
     return read
   }
 
   return {
-    /** The page under `key`, from memory when it is there; `load` reads it otherwise. */
-    async get(key: string, load: () => Promise<ListedPosts>): Promise<ListedPosts> {
+    /**
+     * The page under `key`, from memory when it is there and was read at `generation` (the lists'
+     * current one, read by the caller before anything else); `load` reads it otherwise.
+     */
+    async get(key: string, generation: bigint, load: () => Promise<ListedPosts>): Promise<ListedPosts> {
       const cached = enabled ? cache.get(key) : undefined
-      if (cached) {
+      if (cached?.generation === generation) {
         stats.hits++
-        return cached
+        return cached.listed
       }
-      return loadShared(key, load)
+      return loadShared(key, generation, load)
     },
 
     /**
@@ -120,8 +130,8 @@ export function makeListCache(options: ListCacheOptions) {
         return void cache.clear()
       const holds =
         'postId' in selector
-          ? (entry: ListedPosts) => entry.postIds.includes(selector.postId)
-          : (entry: ListedPosts) => entry.authorIds.includes(selector.authorId)
+          ? ({ listed }: Entry) => listed.postIds.includes(selector.postId)
+          : ({ listed }: Entry) => listed.authorIds.includes(selector.authorId)
       const stale = [...cache.entries()].filter(([, entry]) => holds(entry)).map(([key]) => key)
       for (const key of stale) cache.delete(key)
     },

@@ -1,9 +1,12 @@
 // What writers call once a write that changes what GET /posts/{id} or a list returns has committed:
-// the instance forgets the affected posts and pages at once (so its next read shows the write), and
-// on PostgreSQL every other instance is told through NOTIFY (src/db/post-invalidations.ts).
-// A notification lost with a crashing writer is bounded by the cache's TTL.
+// the instance forgets the affected posts and pages at once (so its next read shows the write), the
+// lists' generation moves on (src/db/list-generation.ts: every instance's next list read shows the
+// write), and on PostgreSQL every other instance is told through NOTIFY
+// (src/db/post-invalidations.ts), to drop what it holds. A notification lost with a crashing
+// writer is bounded by the cache's TTL.
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '../log.ts'
+import type { ListGeneration } from '../db/list-generation.ts'
 import { ALL as EVERYTHING } from '../db/post-invalidations.ts'
 import type { PostSelector } from './post-cache.ts'
 
@@ -45,7 +48,12 @@ function apply(caches: ChangeListener[], message: string) {
   }
 }
 
-export function makePostChanges(caches: ChangeListener[], broadcast: Broadcast, log: Logger) {
+export function makePostChanges(
+  caches: ChangeListener[],
+  broadcast: Broadcast,
+  listGeneration: Pick<ListGeneration, 'advance'>,
+  log: Logger,
+) {
   // Messages carry their sender, so an instance skips its own: it forgot what they name when it
   // sent them, and hearing them again later would empty its list cache a second time, for nothing.
   // An instance that does not know this form reads it as unreadable and forgets everything (safe).
@@ -54,6 +62,14 @@ export function makePostChanges(caches: ChangeListener[], broadcast: Broadcast, 
     /** Call after the write committed. Never throws: the write stands whatever happens here. */
     async changed(selector: PostSelector): Promise<void> {
       for (const cache of caches) cache.invalidate(selector)
+      try {
+        await listGeneration.advance()
+      } catch (error) {
+        log.warn(
+          { err: error, selector },
+          'could not move the lists’ generation on; other instances’ lists catch up with the notification',
+        )
+      }
       if (broadcast === null) return
       try {
         await broadcast(`${sender}/${encodeSelector(selector)}`)
@@ -68,7 +84,9 @@ export function makePostChanges(caches: ChangeListener[], broadcast: Broadcast, 
     /** Applies a message heard on the channel (src/db/post-invalidations.ts), unless this instance sent it. */
     received(message: string) {
       const slash = message.indexOf('/')
-      if (slash === -1) return apply(caches, message)
+      // No sender: an instance of the release before list caching, whose `post:` messages do not
+      // say whether lists changed. They may have (a post published there): read as if they did.
+      if (slash === -1) return apply(caches, message.startsWith('post:') ? `post-lists:${message.slice(5)}` : message)
       if (message.slice(0, slash) !== sender) apply(caches, message.slice(slash + 1))
     },
   }

@@ -6,6 +6,7 @@ import { DEFAULT_PAGE_LIMIT, decodeCursor, encodeCursor } from '../cursor.ts'
 import type { Principal } from '../auth/principal.ts'
 import type { CachedPost, PostCache } from './post-cache.ts'
 import type { PostChanges } from './post-changes.ts'
+import type { ListGeneration } from '../db/list-generation.ts'
 import type { ListedPage, PostRecord, PostStatus, PostStore, PostWrite } from './post-store.ts'
 import { listEtagOf, pageMetaBytes, type ListCache, type ListedPosts } from './list-cache.ts'
 import { deriveExcerpt } from './excerpt.ts'
@@ -58,6 +59,8 @@ export interface PostServiceOptions {
   cache: PostCache
   /** The public lists listPosts serves; the same writes make every instance forget them. */
   lists: ListCache
+  /** Read before a public list is served from the list cache: see src/db/list-generation.ts. */
+  listGeneration: Pick<ListGeneration, 'current'>
   changes: PostChanges
 }
 
@@ -83,7 +86,15 @@ export const loadPost = (store: PostStore) => async (id: string) => {
   return record && toPost(record)
 }
 
-export function makePostService({ store, publications, requestImageSweep, cache, lists, changes }: PostServiceOptions) {
+export function makePostService({
+  store,
+  publications,
+  requestImageSweep,
+  cache,
+  lists,
+  listGeneration,
+  changes,
+}: PostServiceOptions) {
   async function readList(principal: Principal | null, query: ListPostsQuery): Promise<ListedPosts> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT
     const status = query.status ?? 'published'
@@ -252,7 +263,7 @@ export function makePostService({ store, publications, requestImageSweep, cache,
       if ((query.status ?? 'published') !== 'published' || query.q !== undefined) return readList(principal, query)
       // Ids are keyed lower-cased, as they are read; slugs are lower case.
       const key = [query.category?.toLowerCase(), query.author?.toLowerCase(), query.cursor, query.limit]
-      return lists.get(JSON.stringify(key), () => readList(null, query))
+      return lists.get(JSON.stringify(key), await listGeneration.current(), () => readList(null, query))
     },
 
     async publishIfDue(id: string): Promise<boolean> {

@@ -4,2447 +4,2409 @@
  */
 
 export interface paths {
-  '/categories': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /**
-     * List categories
-     * @description Open to anyone. Lists every category, ordered by slug, paged by cursor.
-     */
-    get: operations['listCategories']
-    put?: never
-    /**
-     * Create a category
-     * @description Admins only (`403 FORBIDDEN` for others). Without `slug`, one is derived
-     *     from the name (lower-cased ASCII words joined by hyphens); a name that
-     *     yields no slug is `400` on `/body/slug`. A slug already in use is
-     *     `409 CATEGORY_SLUG_TAKEN`.
-     */
-    post: operations['createCategory']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/categories/{id}': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    get?: never
-    put?: never
-    post?: never
-    /**
-     * Delete a category
-     * @description Admins only (`403 FORBIDDEN` for others). Posts filed in the category stay:
-     *     it is removed from them, and posts left without any category move to the
-     *     default category. The default category itself cannot be deleted
-     *     (`409 CATEGORY_IS_DEFAULT`). An unknown category is
-     *     `404 CATEGORY_NOT_FOUND`.
-     */
-    delete: operations['deleteCategory']
-    options?: never
-    head?: never
-    /**
-     * Rename a category or change its slug
-     * @description Admins only (`403 FORBIDDEN` for others). Renaming keeps the slug unless a
-     *     new `slug` is sent. A slug already in use is `409 CATEGORY_SLUG_TAKEN`; an
-     *     unknown category is `404 CATEGORY_NOT_FOUND`. The posts filed in it show the
-     *     new name at once.
-     */
-    patch: operations['updateCategory']
-    trace?: never
-  }
-  '/comments/{id}': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    get?: never
-    put?: never
-    post?: never
-    /**
-     * Delete a comment
-     * @description The comment's author, the post's author and admins; anyone else who can see
-     *     it gets `403 FORBIDDEN`. Deleting a top-level comment deletes its replies;
-     *     the post's `commentCount` drops by all of them. A comment on a post the
-     *     caller cannot see is `404 COMMENT_NOT_FOUND`.
-     */
-    delete: operations['deleteComment']
-    options?: never
-    head?: never
-    /**
-     * Edit a comment
-     * @description The comment's author only; anyone else who can see it gets
-     *     `403 FORBIDDEN` (admins included: they may delete, not reword). A comment
-     *     on a post the caller cannot see is `404 COMMENT_NOT_FOUND`.
-     */
-    patch: operations['updateComment']
-    trace?: never
-  }
-  '/health': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /**
-     * Check the service and its dependencies
-     * @description Open to anyone. Checks the database (with a round trip whose latency is
-     *     reported) and the job queue; use it for readiness probes. When either is
-     *     down the answer is `503 SERVICE_UNAVAILABLE`, whose `details` name each
-     *     failing component (`path: database`, `path: queue`); why it failed is
-     *     written in the server's log, not in the answer.
-     */
-    get: operations['getHealth']
-    put?: never
-    post?: never
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/images/{key}': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /**
-     * Download an image
-     * @description Open to anyone. Serves the bytes of an image named in a post's
-     *     `thumbnail.sizes[].url`. Keys are content-addressed, so an image never
-     *     changes: answers carry a strong `ETag` and
-     *     `Cache-Control: public, max-age=31536000, immutable`, and a matching
-     *     `If-None-Match` gets `304`. This is the only operation whose success body is
-     *     not a JSON envelope; its errors are.
-     */
-    get: operations['getImage']
-    put?: never
-    post?: never
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/login': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    get?: never
-    put?: never
-    /**
-     * Sign in with email and password
-     * @description Open to anyone. Starts a new session and answers with a token pair. An unknown
-     *     email and a wrong password get the same answer, `401 INVALID_CREDENTIALS`,
-     *     in about the same time, so accounts cannot be enumerated. Attempts are rate
-     *     limited per account and per client address (`429 RATE_LIMITED`, with
-     *     `Retry-After`): every attempt counts against the client address
-     *     (`LOGIN_LIMIT_PER_ADDRESS`, default 50 per window); failed ones count against
-     *     the account from that address (`LOGIN_LIMIT_PER_ACCOUNT_ADDRESS`, default 10), so
-     *     someone guessing from one address does not lock the account's owner out, and
-     *     against the account from all addresses together (`LOGIN_LIMIT_PER_ACCOUNT`,
-     *     default 100), which stops a guesser spread over many addresses. An IPv6 client
-     *     is counted by its /64. The window is `LOGIN_LIMIT_WINDOW_SECONDS` (default 900).
-     *     A session is started only if the password checked is still the account's: when
-     *     it was changed while the login was being checked, the answer is
-     *     `401 INVALID_CREDENTIALS`.
-     */
-    post: operations['login']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/logout': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    get?: never
-    put?: never
-    /**
-     * End the current session, or all of them
-     * @description Any signed-in user. Ends the session of the access token used: its refresh
-     *     token and every access token carrying its session id are refused from the
-     *     next request on, on every server instance. Other sessions of the same user
-     *     keep working unless `allSessions` is `true`. The body is optional: send none
-     *     (and no `Content-Type`) or a JSON object.
-     */
-    post: operations['logout']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/me': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /**
-     * Get the signed-in user
-     * @description Any signed-in user. Returns their own account; never a password or its hash.
-     */
-    get: operations['getCurrentUser']
-    put?: never
-    post?: never
-    delete?: never
-    options?: never
-    head?: never
-    /**
-     * Change the signed-in user's name or password
-     * @description Any signed-in user, on their own account. Changes the display name, the
-     *     password, or both. A new `password` needs the `currentPassword`; a wrong one
-     *     is `403 CURRENT_PASSWORD_INCORRECT`, and counts against the account's failed
-     *     sign-ins exactly as a failed login does (see `login`): past that allowance even
-     *     the right one is `429 RATE_LIMITED`, with `Retry-After`. Every request that
-     *     carries a `currentPassword`, right or wrong, also counts against the client
-     *     address as a login attempt does (`LOGIN_LIMIT_PER_ADDRESS`, shared with `login`).
-     *     The new password is written only if the password checked is still the account's
-     *     when it is written: when it was changed meanwhile (by another of the user's
-     *     sessions, or by an operator taking the account over), the request is
-     *     `403 CURRENT_PASSWORD_INCORRECT` as well and changes nothing. A password change
-     *     ends every other session of the user; the current one keeps working. Email and
-     *     role cannot be changed here (unknown fields are `400`).
-     */
-    patch: operations['updateCurrentUser']
-    trace?: never
-  }
-  '/metrics': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /**
-     * Metrics for Prometheus
-     * @description Open to anyone; restrict it to your monitoring network at the load balancer.
-     *     The instance's metrics in the Prometheus text exposition format (not an
-     *     envelope): requests by operationId, method and status
-     *     (`http_requests_total`), their latency (`http_request_duration_seconds`,
-     *     a histogram by operationId), the depth of each job queue
-     *     (`blog_queue_jobs`), the database connection pool (`blog_db_pool_connections`),
-     *     the `GET /posts/{id}` cache (`blog_post_cache_hits_total`,
-     *     `blog_post_cache_misses_total`, `blog_post_cache_evictions_total`,
-     *     `blog_post_cache_entries`, `blog_post_cache_bytes`), and the process (memory,
-     *     CPU, event-loop lag). Each instance reports its own; Prometheus sums across
-     *     instances. Still answered when the instance is overloaded, so its lag can be seen.
-     */
-    get: operations['getMetrics']
-    put?: never
-    post?: never
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/ping': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /**
-     * Check that the service answers
-     * @description Open to anyone. Answers as soon as the process serves HTTP, without touching
-     *     the database; use it for liveness probes. Reports the version of this
-     *     contract the server implements (`info.version`).
-     */
-    get: operations['ping']
-    put?: never
-    post?: never
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/posts': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /**
-     * List and search posts
-     * @description Open to anyone; signed-in callers may also list unpublished posts.
-     *
-     *     Without `status`, lists published posts only. With `status=draft` or
-     *     `status=scheduled`, admins see every such post and other signed-in users
-     *     only their own; anonymous callers get an empty list, and so does a user
-     *     who names another author with `author`.
-     *
-     *     Newest first: by `publishedAt` (for drafts, by `createdAt`), ties broken by
-     *     id; search results keep that order. Filters combine with AND. An unknown
-     *     category or author gives an empty list, not `404`. Paged by cursor.
-     *
-     *     Each post is exactly as `getPost` returns it. Answers with an `ETag` over the
-     *     page (its posts and its paging); a request whose `If-None-Match` matches it
-     *     gets `304 Not Modified` with no body.
-     */
-    get: operations['listPosts']
-    put?: never
-    /**
-     * Write a post
-     * @description Any signed-in user; the caller becomes the author. The post starts as a
-     *     `draft` unless `status` says otherwise. `status: scheduled` needs a
-     *     `publishedAt` in the future (checked by the server: `400` on
-     *     `/body/publishedAt` otherwise); the post is published at that time without
-     *     any further request. `publishedAt` is refused with any other status (`400`
-     *     on `/body/publishedAt`): `published` posts get the current time. Without `categoryIds` (or with an
-     *     empty list) the post goes into the default category; an unknown category id
-     *     is `422 CATEGORY_NOT_FOUND` naming the entry (`/body/categoryIds/0`). Without
-     *     `excerpt`, one is derived from the body.
-     */
-    post: operations['createPost']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/posts/{id}': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /**
-     * Read a post
-     * @description Open to anyone for published posts. Drafts and scheduled posts exist only
-     *     for their author and admins: to anyone else they are
-     *     `404 POST_NOT_FOUND`, never `403`. Answers with an `ETag`; a request whose
-     *     `If-None-Match` matches it gets `304 Not Modified` with no body.
-     */
-    get: operations['getPost']
-    put?: never
-    post?: never
-    /**
-     * Delete a post
-     * @description The post's author and admins. Another user gets `403 FORBIDDEN` on a
-     *     published post and `404 POST_NOT_FOUND` on an unpublished one. Deletes the
-     *     post with its comments and thumbnail; a scheduled publication is cancelled.
-     *     Honours `If-Match` (`412 PRECONDITION_FAILED` when the post changed).
-     */
-    delete: operations['deletePost']
-    options?: never
-    head?: never
-    /**
-     * Edit a post
-     * @description The post's author and admins. Another user gets `403 FORBIDDEN` on a
-     *     published post and `404 POST_NOT_FOUND` on an unpublished one. Only the
-     *     fields sent change. Send the `ETag` from `getPost` as `If-Match` to make sure
-     *     nobody changed the post meanwhile (`412 PRECONDITION_FAILED` otherwise).
-     *
-     *     Status rules: `scheduled` needs a future `publishedAt`, sent in the same
-     *     request or already on the post; `publishedAt` is accepted only when the post
-     *     ends up `scheduled`. Publishing sets `publishedAt` to now; moving a post back
-     *     to `draft` clears it; rescheduling moves its publication. `categoryIds`
-     *     replaces the list (empty: the default category); an unknown id is
-     *     `422 CATEGORY_NOT_FOUND`. When the body changes and no `excerpt` is sent,
-     *     the excerpt is derived again.
-     */
-    patch: operations['updatePost']
-    trace?: never
-  }
-  '/posts/{id}/comments': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /**
-     * List a post's comments
-     * @description Open to anyone for published posts; on an unpublished post only its author
-     *     and admins (`404 POST_NOT_FOUND` for anyone else). A flat list, oldest
-     *     first, replies included: a reply's `parentId` names its top-level comment.
-     *     Paged by cursor.
-     */
-    get: operations['listComments']
-    put?: never
-    /**
-     * Comment on a post, or reply to a comment
-     * @description Any signed-in user, on a published post. A post the caller cannot see is
-     *     `404 POST_NOT_FOUND`; the author or an admin commenting on an unpublished
-     *     post gets `409 POST_NOT_PUBLISHED`. With `parentId` the comment is a reply:
-     *     there is one level of replies, so the parent must be a top-level comment of
-     *     the same post, otherwise `422 PARENT_COMMENT_INVALID`. The post's
-     *     `commentCount` counts replies too.
-     */
-    post: operations['createComment']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/posts/{id}/thumbnail': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    get?: never
-    /**
-     * Set or replace a post's thumbnail
-     * @description The post's author and admins (`403 FORBIDDEN` for others on a published
-     *     post, `404 POST_NOT_FOUND` on an unpublished one). A `multipart/form-data`
-     *     body with one file field named `file`.
-     *
-     *     - Size: at most 5 MiB by default (configurable); a larger upload is
-     *       `413 PAYLOAD_TOO_LARGE`, cut off as soon as the limit is crossed.
-     *     - Refusals sent before the body was read whole (`401`, `403`, `404`,
-     *       `413`, `415`, `429`) carry `Connection: close`; the server then reads
-     *       and discards up to 16 MiB more of the body for up to 10 s (both
-     *       configurable) before closing, so a client that sends its whole body
-     *       before reading the answer (such as `fetch`) still receives it. A body
-     *       declared longer than that is not read: the connection closes at once,
-     *       as it does when 100 connections (configurable) are draining already.
-     *     - Format: JPEG, PNG, WebP, GIF or AVIF (the operator may accept fewer), decided
-     *       from the file's bytes, never from its name or the part's `Content-Type`;
-     *       anything else (SVG included) is
-     *       `415 IMAGE_UNSUPPORTED_TYPE`. A body that is not multipart is
-     *       `415 UNSUPPORTED_MEDIA_TYPE`.
-     *     - Pixels: at most 40 megapixels by default (configurable), checked before
-     *       decoding: `422 IMAGE_TOO_MANY_PIXELS`. A file that does not decode is
-     *       `422 IMAGE_INVALID`.
-     *     - Metadata, before any decoder reads the file: at most 64 metadata blocks
-     *       (PNG text, `iCCP`, `eXIf` and other ancillary chunks; JPEG `APPn` and
-     *       `COM` segments; WebP `ICCP`, `EXIF`, `XMP ` and unknown chunks; GIF
-     *       comment, application and plain-text extensions; AVIF `Exif` and XMP
-     *       items and ICC profiles) and at most 1 MiB of them in all, compressed
-     *       ones (`zTXt`, `iTXt`, `iCCP`) counted once inflated:
-     *       `422 IMAGE_METADATA_TOO_LARGE`. None of it is kept anyway.
-     *     - Shape and memory, also from the header before decoding (both
-     *       configurable): the longer side at most 20 times the shorter one
-     *       (`422 IMAGE_BAD_DIMENSIONS`), and at most 160 MB of memory to decode the
-     *       image and encode its sizes, as estimated for its format (a progressive
-     *       JPEG, an interlaced PNG, a GIF or an AVIF needs several times what a
-     *       baseline JPEG of the same pixels needs; a 16-bit image twice an 8-bit
-     *       one): `422 IMAGE_TOO_MANY_PIXELS`.
-     *     - Load: a few images are decoded at once and a few more wait their turn;
-     *       past that the upload is `503 SERVICE_UNAVAILABLE` with `Retry-After`.
-     *       Each user holds one of those places at a time by default (configurable):
-     *       an upload while another of theirs is waiting or being processed is
-     *       `429 RATE_LIMITED` with `Retry-After`. Uploads answered either way are
-     *       not counted against the allowance below.
-     *       Each user may upload 30 thumbnails an hour by default (configurable,
-     *       counted across instances): past that, `429 RATE_LIMITED` with
-     *       `Retry-After` and `RateLimit-*` headers, before the body is read.
-     *     - Processing: the image is decoded, its orientation applied, and re-encoded
-     *       as WebP (which strips all metadata, GPS included) at widths 320, 640 and
-     *       1280 pixels; an original is never upscaled, so a narrower one yields fewer
-     *       sizes (one at its own width when under 320).
-     *
-     *     Replacing a thumbnail removes the previous images. Answers with the post and
-     *     its new `thumbnail`.
-     */
-    put: operations['uploadPostThumbnail']
-    post?: never
-    /**
-     * Remove a post's thumbnail
-     * @description The post's author and admins (`403 FORBIDDEN` for others on a published
-     *     post, `404 POST_NOT_FOUND` on an unpublished one). Removes the thumbnail and
-     *     its images; the post's `thumbnail` becomes `null`. A post without a
-     *     thumbnail is `404 THUMBNAIL_NOT_FOUND`.
-     */
-    delete: operations['deletePostThumbnail']
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/refresh': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    get?: never
-    put?: never
-    /**
-     * Exchange a refresh token for a new token pair
-     * @description Open to anyone holding a refresh token (no access token needed: it has
-     *     usually expired). Rotates the token within its session: the presented
-     *     refresh token stops working and a new pair comes back. An unknown, expired
-     *     or revoked refresh token is `401 REFRESH_TOKEN_INVALID`. A refresh token
-     *     presented a second time is treated as stolen: the whole session is revoked,
-     *     including its newest refresh token and its access tokens. Of two concurrent
-     *     refreshes with one token, exactly one gets a new pair; the other is a second
-     *     presentation all the same, so the session ends and the new pair is refused
-     *     too. A client refreshes one request at a time. A refresh that meets the end of
-     *     its session (logout, password change, an operator's takeover) while it rotates
-     *     is `401 REFRESH_TOKEN_INVALID`: it never answers with tokens of an ended session.
-     */
-    post: operations['refreshSession']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/register': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    get?: never
-    put?: never
-    /**
-     * Create an account and sign in
-     * @description Open to anyone. Creates an account with the role `user` (admins are made by
-     *     configuration or by another admin, never here) and starts a session, like
-     *     `login`. The email is compared case-insensitively and stored lower-cased; a
-     *     taken email is `409 EMAIL_TAKEN`. The password must be 10 to 72 characters
-     *     and at most 72 bytes of UTF-8; violations are `400 VALIDATION_FAILED` naming
-     *     `/body/password`. A welcome email is sent in the background; the answer does
-     *     not wait for it, and a failing mail server never fails a registration.
-     *     Rate limited per client address (`429 RATE_LIMITED`); an IPv6 client is
-     *     counted by its /64.
-     */
-    post: operations['register']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/users': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /**
-     * List users
-     * @description Admins only (`403 FORBIDDEN` for others). Lists accounts newest first,
-     *     optionally only those with a given role, paged by cursor.
-     */
-    get: operations['listUsers']
-    put?: never
-    post?: never
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/users/{id}': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    get?: never
-    put?: never
-    post?: never
-    delete?: never
-    options?: never
-    head?: never
-    /**
-     * Change a user's role
-     * @description Admins only (`403 FORBIDDEN` for others). Sets another user's role; the
-     *     change applies from that user's next request on, without waiting for their
-     *     access token to expire. An admin cannot change their own role
-     *     (`403 FORBIDDEN`), so the last admin cannot lock everyone out. An unknown
-     *     user is `404 USER_NOT_FOUND`.
-     */
-    patch: operations['updateUser']
-    trace?: never
-  }
+    "/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List categories
+         * @description Open to anyone. Lists every category, ordered by slug, paged by cursor.
+         */
+        get: operations["listCategories"];
+        put?: never;
+        /**
+         * Create a category
+         * @description Admins only (`403 FORBIDDEN` for others). Without `slug`, one is derived
+         *     from the name (lower-cased ASCII words joined by hyphens); a name that
+         *     yields no slug is `400` on `/body/slug`. A slug already in use is
+         *     `409 CATEGORY_SLUG_TAKEN`.
+         */
+        post: operations["createCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/categories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a category
+         * @description Admins only (`403 FORBIDDEN` for others). Posts filed in the category stay:
+         *     it is removed from them, and posts left without any category move to the
+         *     default category. The default category itself cannot be deleted
+         *     (`409 CATEGORY_IS_DEFAULT`). An unknown category is
+         *     `404 CATEGORY_NOT_FOUND`.
+         */
+        delete: operations["deleteCategory"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a category or change its slug
+         * @description Admins only (`403 FORBIDDEN` for others). Renaming keeps the slug unless a
+         *     new `slug` is sent. A slug already in use is `409 CATEGORY_SLUG_TAKEN`; an
+         *     unknown category is `404 CATEGORY_NOT_FOUND`. The posts filed in it show the
+         *     new name at once.
+         */
+        patch: operations["updateCategory"];
+        trace?: never;
+    };
+    "/comments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a comment
+         * @description The comment's author, the post's author and admins; anyone else who can see
+         *     it gets `403 FORBIDDEN`. Deleting a top-level comment deletes its replies;
+         *     the post's `commentCount` drops by all of them. A comment on a post the
+         *     caller cannot see is `404 COMMENT_NOT_FOUND`.
+         */
+        delete: operations["deleteComment"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a comment
+         * @description The comment's author only; anyone else who can see it gets
+         *     `403 FORBIDDEN` (admins included: they may delete, not reword). A comment
+         *     on a post the caller cannot see is `404 COMMENT_NOT_FOUND`.
+         */
+        patch: operations["updateComment"];
+        trace?: never;
+    };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check the service and its dependencies
+         * @description Open to anyone. Checks the database (with a round trip whose latency is
+         *     reported) and the job queue; use it for readiness probes. When either is
+         *     down the answer is `503 SERVICE_UNAVAILABLE`, whose `details` name each
+         *     failing component (`path: database`, `path: queue`); why it failed is
+         *     written in the server's log, not in the answer.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an image
+         * @description Open to anyone. Serves the bytes of an image named in a post's
+         *     `thumbnail.sizes[].url`. Keys are content-addressed, so an image never
+         *     changes: answers carry a strong `ETag` and
+         *     `Cache-Control: public, max-age=31536000, immutable`, and a matching
+         *     `If-None-Match` gets `304`. This is the only operation whose success body is
+         *     not a JSON envelope; its errors are.
+         */
+        get: operations["getImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password
+         * @description Open to anyone. Starts a new session and answers with a token pair. An unknown
+         *     email and a wrong password get the same answer, `401 INVALID_CREDENTIALS`,
+         *     in about the same time, so accounts cannot be enumerated. Attempts are rate
+         *     limited per account and per client address (`429 RATE_LIMITED`, with
+         *     `Retry-After`): every attempt counts against the client address
+         *     (`LOGIN_LIMIT_PER_ADDRESS`, default 50 per window); failed ones count against
+         *     the account from that address (`LOGIN_LIMIT_PER_ACCOUNT_ADDRESS`, default 10), so
+         *     someone guessing from one address does not lock the account's owner out, and
+         *     against the account from all addresses together (`LOGIN_LIMIT_PER_ACCOUNT`,
+         *     default 100), which stops a guesser spread over many addresses. An IPv6 client
+         *     is counted by its /64. The window is `LOGIN_LIMIT_WINDOW_SECONDS` (default 900).
+         *     A session is started only if the password checked is still the account's: when
+         *     it was changed while the login was being checked, the answer is
+         *     `401 INVALID_CREDENTIALS`.
+         */
+        post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the current session, or all of them
+         * @description Any signed-in user. Ends the session of the access token used: its refresh
+         *     token and every access token carrying its session id are refused from the
+         *     next request on, on every server instance. Other sessions of the same user
+         *     keep working unless `allSessions` is `true`. The body is optional: send none
+         *     (and no `Content-Type`) or a JSON object.
+         */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signed-in user
+         * @description Any signed-in user. Returns their own account; never a password or its hash.
+         */
+        get: operations["getCurrentUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the signed-in user's name or password
+         * @description Any signed-in user, on their own account. Changes the display name, the
+         *     password, or both. A new `password` needs the `currentPassword`; a wrong one
+         *     is `403 CURRENT_PASSWORD_INCORRECT`, and counts against the account's failed
+         *     sign-ins exactly as a failed login does (see `login`): past that allowance even
+         *     the right one is `429 RATE_LIMITED`, with `Retry-After`. Every request that
+         *     carries a `currentPassword`, right or wrong, also counts against the client
+         *     address as a login attempt does (`LOGIN_LIMIT_PER_ADDRESS`, shared with `login`).
+         *     The new password is written only if the password checked is still the account's
+         *     when it is written: when it was changed meanwhile (by another of the user's
+         *     sessions, or by an operator taking the account over), the request is
+         *     `403 CURRENT_PASSWORD_INCORRECT` as well and changes nothing. A password change
+         *     ends every other session of the user; the current one keeps working. Email and
+         *     role cannot be changed here (unknown fields are `400`).
+         */
+        patch: operations["updateCurrentUser"];
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metrics for Prometheus
+         * @description Open to anyone; restrict it to your monitoring network at the load balancer.
+         *     The instance's metrics in the Prometheus text exposition format (not an
+         *     envelope): requests by operationId, method and status
+         *     (`http_requests_total`), their latency (`http_request_duration_seconds`,
+         *     a histogram by operationId), the depth of each job queue
+         *     (`blog_queue_jobs`), the database connection pool (`blog_db_pool_connections`),
+         *     the `GET /posts/{id}` cache (`blog_post_cache_hits_total`,
+         *     `blog_post_cache_misses_total`, `blog_post_cache_evictions_total`,
+         *     `blog_post_cache_entries`, `blog_post_cache_bytes`), and the process (memory,
+         *     CPU, event-loop lag). Each instance reports its own; Prometheus sums across
+         *     instances. Still answered when the instance is overloaded, so its lag can be seen.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check that the service answers
+         * @description Open to anyone. Answers as soon as the process serves HTTP, without touching
+         *     the database; use it for liveness probes. Reports the version of this
+         *     contract the server implements (`info.version`).
+         */
+        get: operations["ping"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search posts
+         * @description Open to anyone; signed-in callers may also list unpublished posts.
+         *
+         *     Without `status`, lists published posts only. With `status=draft` or
+         *     `status=scheduled`, admins see every such post and other signed-in users
+         *     only their own; anonymous callers get an empty list, and so does a user
+         *     who names another author with `author`.
+         *
+         *     Newest first: by `publishedAt` (for drafts, by `createdAt`), ties broken by
+         *     id; search results keep that order. Filters combine with AND. An unknown
+         *     category or author gives an empty list, not `404`. Paged by cursor.
+         *
+         *     Each post is exactly as `getPost` returns it. Answers with an `ETag` over the
+         *     page (its posts and its paging); a request whose `If-None-Match` matches it
+         *     gets `304 Not Modified` with no body.
+         */
+        get: operations["listPosts"];
+        put?: never;
+        /**
+         * Write a post
+         * @description Any signed-in user; the caller becomes the author. The post starts as a
+         *     `draft` unless `status` says otherwise. `status: scheduled` needs a
+         *     `publishedAt` in the future (checked by the server: `400` on
+         *     `/body/publishedAt` otherwise); the post is published at that time without
+         *     any further request. `publishedAt` is refused with any other status (`400`
+         *     on `/body/publishedAt`): `published` posts get the current time. Without `categoryIds` (or with an
+         *     empty list) the post goes into the default category; an unknown category id
+         *     is `422 CATEGORY_NOT_FOUND` naming the entry (`/body/categoryIds/0`). Without
+         *     `excerpt`, one is derived from the body.
+         */
+        post: operations["createPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a post
+         * @description Open to anyone for published posts. Drafts and scheduled posts exist only
+         *     for their author and admins: to anyone else they are
+         *     `404 POST_NOT_FOUND`, never `403`. Answers with an `ETag`; a request whose
+         *     `If-None-Match` matches it gets `304 Not Modified` with no body.
+         */
+        get: operations["getPost"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a post
+         * @description The post's author and admins. Another user gets `403 FORBIDDEN` on a
+         *     published post and `404 POST_NOT_FOUND` on an unpublished one. Deletes the
+         *     post with its comments and thumbnail; a scheduled publication is cancelled.
+         *     Honours `If-Match` (`412 PRECONDITION_FAILED` when the post changed).
+         */
+        delete: operations["deletePost"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a post
+         * @description The post's author and admins. Another user gets `403 FORBIDDEN` on a
+         *     published post and `404 POST_NOT_FOUND` on an unpublished one. Only the
+         *     fields sent change. Send the `ETag` from `getPost` as `If-Match` to make sure
+         *     nobody changed the post meanwhile (`412 PRECONDITION_FAILED` otherwise).
+         *
+         *     Status rules: `scheduled` needs a future `publishedAt`, sent in the same
+         *     request or already on the post; `publishedAt` is accepted only when the post
+         *     ends up `scheduled`. Publishing sets `publishedAt` to now; moving a post back
+         *     to `draft` clears it; rescheduling moves its publication. `categoryIds`
+         *     replaces the list (empty: the default category); an unknown id is
+         *     `422 CATEGORY_NOT_FOUND`. When the body changes and no `excerpt` is sent,
+         *     the excerpt is derived again.
+         */
+        patch: operations["updatePost"];
+        trace?: never;
+    };
+    "/posts/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a post's comments
+         * @description Open to anyone for published posts; on an unpublished post only its author
+         *     and admins (`404 POST_NOT_FOUND` for anyone else). A flat list, oldest
+         *     first, replies included: a reply's `parentId` names its top-level comment.
+         *     Paged by cursor.
+         */
+        get: operations["listComments"];
+        put?: never;
+        /**
+         * Comment on a post, or reply to a comment
+         * @description Any signed-in user, on a published post. A post the caller cannot see is
+         *     `404 POST_NOT_FOUND`; the author or an admin commenting on an unpublished
+         *     post gets `409 POST_NOT_PUBLISHED`. With `parentId` the comment is a reply:
+         *     there is one level of replies, so the parent must be a top-level comment of
+         *     the same post, otherwise `422 PARENT_COMMENT_INVALID`. The post's
+         *     `commentCount` counts replies too.
+         */
+        post: operations["createComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{id}/thumbnail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set or replace a post's thumbnail
+         * @description The post's author and admins (`403 FORBIDDEN` for others on a published
+         *     post, `404 POST_NOT_FOUND` on an unpublished one). A `multipart/form-data`
+         *     body with one file field named `file`.
+         *
+         *     - Size: at most 5 MiB by default (configurable); a larger upload is
+         *       `413 PAYLOAD_TOO_LARGE`, cut off as soon as the limit is crossed.
+         *     - Refusals sent before the body was read whole (`401`, `403`, `404`,
+         *       `413`, `415`, `429`) carry `Connection: close`; the server then reads
+         *       and discards up to 16 MiB more of the body for up to 10 s (both
+         *       configurable) before closing, so a client that sends its whole body
+         *       before reading the answer (such as `fetch`) still receives it. A body
+         *       declared longer than that is not read: the connection closes at once,
+         *       as it does when 100 connections (configurable) are draining already.
+         *     - Format: JPEG, PNG, WebP, GIF or AVIF (the operator may accept fewer), decided
+         *       from the file's bytes, never from its name or the part's `Content-Type`;
+         *       anything else (SVG included) is
+         *       `415 IMAGE_UNSUPPORTED_TYPE`. A body that is not multipart is
+         *       `415 UNSUPPORTED_MEDIA_TYPE`.
+         *     - Pixels: at most 40 megapixels by default (configurable), checked before
+         *       decoding: `422 IMAGE_TOO_MANY_PIXELS`. A file that does not decode is
+         *       `422 IMAGE_INVALID`.
+         *     - Metadata, before any decoder reads the file: at most 64 metadata blocks
+         *       (PNG text, `iCCP`, `eXIf` and other ancillary chunks; JPEG `APPn` and
+         *       `COM` segments; WebP `ICCP`, `EXIF`, `XMP ` and unknown chunks; GIF
+         *       comment, application and plain-text extensions; AVIF `Exif` and XMP
+         *       items and ICC profiles) and at most 1 MiB of them in all, compressed
+         *       ones (`zTXt`, `iTXt`, `iCCP`) counted once inflated:
+         *       `422 IMAGE_METADATA_TOO_LARGE`. None of it is kept anyway.
+         *     - Shape and memory, also from the header before decoding (both
+         *       configurable): the longer side at most 20 times the shorter one
+         *       (`422 IMAGE_BAD_DIMENSIONS`), and at most 160 MB of memory to decode the
+         *       image and encode its sizes, as estimated for its format (a progressive
+         *       JPEG, an interlaced PNG, a GIF or an AVIF needs several times what a
+         *       baseline JPEG of the same pixels needs; a 16-bit image twice an 8-bit
+         *       one): `422 IMAGE_TOO_MANY_PIXELS`.
+         *     - Load: a few images are decoded at once and a few more wait their turn;
+         *       past that the upload is `503 SERVICE_UNAVAILABLE` with `Retry-After`.
+         *       Each user holds one of those places at a time by default (configurable):
+         *       an upload while another of theirs is waiting or being processed is
+         *       `429 RATE_LIMITED` with `Retry-After`. Uploads answered either way are
+         *       not counted against the allowance below.
+         *       Each user may upload 30 thumbnails an hour by default (configurable,
+         *       counted across instances): past that, `429 RATE_LIMITED` with
+         *       `Retry-After` and `RateLimit-*` headers, before the body is read.
+         *     - Processing: the image is decoded, its orientation applied, and re-encoded
+         *       as WebP (which strips all metadata, GPS included) at widths 320, 640 and
+         *       1280 pixels; an original is never upscaled, so a narrower one yields fewer
+         *       sizes (one at its own width when under 320).
+         *
+         *     Replacing a thumbnail removes the previous images. Answers with the post and
+         *     its new `thumbnail`.
+         */
+        put: operations["uploadPostThumbnail"];
+        post?: never;
+        /**
+         * Remove a post's thumbnail
+         * @description The post's author and admins (`403 FORBIDDEN` for others on a published
+         *     post, `404 POST_NOT_FOUND` on an unpublished one). Removes the thumbnail and
+         *     its images; the post's `thumbnail` becomes `null`. A post without a
+         *     thumbnail is `404 THUMBNAIL_NOT_FOUND`.
+         */
+        delete: operations["deletePostThumbnail"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a refresh token for a new token pair
+         * @description Open to anyone holding a refresh token (no access token needed: it has
+         *     usually expired). Rotates the token within its session: the presented
+         *     refresh token stops working and a new pair comes back. An unknown, expired
+         *     or revoked refresh token is `401 REFRESH_TOKEN_INVALID`. A refresh token
+         *     presented a second time is treated as stolen: the whole session is revoked,
+         *     including its newest refresh token and its access tokens. Of two concurrent
+         *     refreshes with one token, exactly one gets a new pair; the other is a second
+         *     presentation all the same, so the session ends and the new pair is refused
+         *     too. A client refreshes one request at a time. A refresh that meets the end of
+         *     its session (logout, password change, an operator's takeover) while it rotates
+         *     is `401 REFRESH_TOKEN_INVALID`: it never answers with tokens of an ended session.
+         */
+        post: operations["refreshSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an account and sign in
+         * @description Open to anyone. Creates an account with the role `user` (admins are made by
+         *     configuration or by another admin, never here) and starts a session, like
+         *     `login`. The email is compared case-insensitively and stored lower-cased; a
+         *     taken email is `409 EMAIL_TAKEN`. The password must be 10 to 72 characters
+         *     and at most 72 bytes of UTF-8; violations are `400 VALIDATION_FAILED` naming
+         *     `/body/password`. A welcome email is sent in the background; the answer does
+         *     not wait for it, and a failing mail server never fails a registration.
+         *     Rate limited per client address (`429 RATE_LIMITED`); an IPv6 client is
+         *     counted by its /64.
+         */
+        post: operations["register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description Admins only (`403 FORBIDDEN` for others). Lists accounts newest first,
+         *     optionally only those with a given role, paged by cursor.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's role
+         * @description Admins only (`403 FORBIDDEN` for others). Sets another user's role; the
+         *     change applies from that user's next request on, without waiting for their
+         *     access token to expire. An admin cannot change their own role
+         *     (`403 FORBIDDEN`), so the last admin cannot lock everyone out. An unknown
+         *     user is `404 USER_NOT_FOUND`.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>
+export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    /** @description The author of a post or comment, as embedded in it. */
-    AuthorSummary: {
-      /** Format: uuid */
-      id: string
-      name: string
-    }
-    Category: {
-      /** Format: date-time */
-      createdAt: string
-      /** Format: uuid */
-      id: string
-      /** @description Whether posts created without categories go here. Exactly one category is the default. */
-      isDefault: boolean
-      name: string
-      /** @description Unique; lower-case ASCII letters and digits in words joined by hyphens. */
-      slug: string
-      /** Format: date-time */
-      updatedAt: string
-    }
-    CategoryEnvelope: {
-      data: components['schemas']['Category']
-      error: null
-      meta: components['schemas']['Meta']
-    }
-    CategoryListEnvelope: {
-      data: components['schemas']['Category'][]
-      error: null
-      meta: components['schemas']['PagedMeta']
-    }
-    /** @description A category as embedded in a post. */
-    CategorySummary: {
-      /** Format: uuid */
-      id: string
-      name: string
-      slug: string
-    }
-    CommentEnvelope: {
-      data: components['schemas']['PostComment']
-      error: null
-      meta: components['schemas']['Meta']
-    }
-    CommentListEnvelope: {
-      data: components['schemas']['PostComment'][]
-      error: null
-      meta: components['schemas']['PagedMeta']
-    }
-    CreateCategoryRequest: {
-      /**
-       * @description Shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused).
-       * @example Photography
-       */
-      name: string
-      /**
-       * @description Derived from `name` when absent.
-       * @example photography
-       */
-      slug?: string
-    }
-    CreateCommentRequest: {
-      /** @description Plain text, shown as written; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
-      body: string
-      /** @description A top-level comment of the same post to reply to; absent or `null` for a top-level comment. */
-      parentId?: components['schemas']['ParentCommentId']
-    }
-    /**
-     * @description `publishedAt` is required with `status: scheduled` (and must be in the
-     *     future) and refused with any other status (checked by the server; a 400
-     *     naming `/body/publishedAt`).
-     */
-    CreatePostRequest: {
-      /** @description Markdown; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
-      body: string
-      /** @description The post's categories; absent or empty means the default category. */
-      categoryIds?: string[]
-      /** @description Derived from the body when absent. */
-      excerpt?: string
-      /**
-       * Format: date-time
-       * @description When to publish; only with `status: scheduled`, and in the future.
-       */
-      publishedAt?: string
-      /** @default draft */
-      status: components['schemas']['PostStatus']
-      /** @description Not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
-      title: string
-    }
-    /** @description The database, as `getHealth` found it. */
-    DatabaseHealth: {
-      /** @description Round-trip time of a trivial query, in milliseconds. */
-      latencyMs: number
-      status: components['schemas']['DependencyStatus']
-    }
-    /**
-     * @description A dependency that answers is `up`; one that does not makes `getHealth` answer `503`.
-     * @enum {string}
-     */
-    DependencyStatus: 'up'
-    /**
-     * @description What went wrong, as a stable code: branch on it, not on `message`. The list
-     *     is closed for a given version of this document; codes are added only in a
-     *     new minor version, so treat an unknown code by its HTTP status class.
-     *
-     *     - `VALIDATION_FAILED` (400): a parameter or the body breaks the schema or a rule; see `details`.
-     *     - `MALFORMED_JSON` (400): the body is not valid JSON.
-     *     - `UNSUPPORTED_MEDIA_TYPE` (415): the body's `Content-Type` is not accepted by the operation.
-     *     - `PAYLOAD_TOO_LARGE` (413): the body is over the size limit.
-     *     - `ROUTE_NOT_FOUND` (404): no operation has this path.
-     *     - `METHOD_NOT_ALLOWED` (405): the path exists but not with this method.
-     *     - `MALFORMED_REQUEST` (400): the request is not valid HTTP (its request line or headers cannot be parsed, its chunked framing is broken, or it is HTTP/1.1 without `Host`).
-     *     - `REQUEST_TIMEOUT` (408): the whole request was not received within 30 seconds.
-     *     - `HEADERS_TOO_LARGE` (431): the request line and headers together are over 16 KiB.
-     *     - `UNAUTHENTICATED` (401): no access token was sent where one is needed.
-     *     - `TOKEN_EXPIRED` (401): the access token expired; refresh it.
-     *     - `TOKEN_INVALID` (401): the access token is malformed, badly signed, or not meant for this API.
-     *     - `SESSION_REVOKED` (401): the token's session ended or its user is gone; sign in again.
-     *     - `FORBIDDEN` (403): the caller's role or ownership does not allow the operation.
-     *     - `INVALID_CREDENTIALS` (401): wrong email or password (`login`).
-     *     - `CURRENT_PASSWORD_INCORRECT` (403): the current password given to change it is wrong.
-     *     - `EMAIL_TAKEN` (409): an account with this email exists.
-     *     - `REFRESH_TOKEN_INVALID` (401): the refresh token is unknown, expired, revoked or already used.
-     *     - `RATE_LIMITED` (429): too many requests; see `Retry-After`.
-     *     - `USER_NOT_FOUND` (404): no such user.
-     *     - `POST_NOT_FOUND` (404): no such post, or it is not visible to the caller.
-     *     - `POST_NOT_PUBLISHED` (409): the post must be published for this (commenting).
-     *     - `CATEGORY_NOT_FOUND` (404 on a path id; 422 for an entry of `categoryIds`): no such category.
-     *     - `CATEGORY_SLUG_TAKEN` (409): another category has this slug.
-     *     - `CATEGORY_IS_DEFAULT` (409): the default category cannot be deleted.
-     *     - `COMMENT_NOT_FOUND` (404): no such comment, or it is not visible to the caller.
-     *     - `PARENT_COMMENT_INVALID` (422): a reply's parent is not a top-level comment of the same post.
-     *     - `IMAGE_NOT_FOUND` (404): no image with this key.
-     *     - `IMAGE_UNSUPPORTED_TYPE` (415): the uploaded file is not an accepted image format.
-     *     - `IMAGE_TOO_MANY_PIXELS` (422): the uploaded image has too many pixels.
-     *     - `IMAGE_INVALID` (422): the uploaded image cannot be decoded.
-     *     - `IMAGE_BAD_DIMENSIONS` (422): the uploaded image is too elongated (its aspect ratio is past the limit).
-     *     - `IMAGE_METADATA_TOO_LARGE` (422): the uploaded image carries more metadata (text, EXIF, XMP, ICC profiles, comments) than allowed.
-     *     - `THUMBNAIL_NOT_FOUND` (404): the post has no thumbnail.
-     *     - `PRECONDITION_FAILED` (412): `If-Match` no longer matches the resource.
-     *     - `NOT_IMPLEMENTED` (501): the operation is not implemented yet.
-     *     - `SERVICE_UNAVAILABLE` (503): a dependency (database, queue) is down.
-     *     - `INTERNAL_ERROR` (500): an unexpected failure; no details are disclosed.
-     * @enum {string}
-     */
-    ErrorCode:
-      | 'VALIDATION_FAILED'
-      | 'MALFORMED_JSON'
-      | 'UNSUPPORTED_MEDIA_TYPE'
-      | 'PAYLOAD_TOO_LARGE'
-      | 'ROUTE_NOT_FOUND'
-      | 'METHOD_NOT_ALLOWED'
-      | 'MALFORMED_REQUEST'
-      | 'REQUEST_TIMEOUT'
-      | 'HEADERS_TOO_LARGE'
-      | 'UNAUTHENTICATED'
-      | 'TOKEN_EXPIRED'
-      | 'TOKEN_INVALID'
-      | 'SESSION_REVOKED'
-      | 'FORBIDDEN'
-      | 'INVALID_CREDENTIALS'
-      | 'CURRENT_PASSWORD_INCORRECT'
-      | 'EMAIL_TAKEN'
-      | 'REFRESH_TOKEN_INVALID'
-      | 'RATE_LIMITED'
-      | 'USER_NOT_FOUND'
-      | 'POST_NOT_FOUND'
-      | 'POST_NOT_PUBLISHED'
-      | 'CATEGORY_NOT_FOUND'
-      | 'CATEGORY_SLUG_TAKEN'
-      | 'CATEGORY_IS_DEFAULT'
-      | 'COMMENT_NOT_FOUND'
-      | 'PARENT_COMMENT_INVALID'
-      | 'IMAGE_NOT_FOUND'
-      | 'IMAGE_UNSUPPORTED_TYPE'
-      | 'IMAGE_TOO_MANY_PIXELS'
-      | 'IMAGE_INVALID'
-      | 'IMAGE_BAD_DIMENSIONS'
-      | 'IMAGE_METADATA_TOO_LARGE'
-      | 'THUMBNAIL_NOT_FOUND'
-      | 'PRECONDITION_FAILED'
-      | 'NOT_IMPLEMENTED'
-      | 'SERVICE_UNAVAILABLE'
-      | 'INTERNAL_ERROR'
-    /** @description One problem with the request. */
-    ErrorDetail: {
-      /**
-       * @description For `VALIDATION_FAILED`, the JSON Schema keyword that failed (`required`, `maxLength`,
-       *     `format`, `additionalProperties`, …), or `noNulCharacter` for a string holding the NUL
-       *     character and `finite` for a number that is not finite (`limit=1e400`); `maxDepth` and
-       *     `maxEntries` for a JSON body too deep or too large in entries to be checked; `truncated`
-       *     on the last entry of a list cut at 20 problems, its `message` saying how many more there were.
-       * @example format
-       */
-      code?: string
-      /**
-       * @description What is wrong, for humans.
-       * @example must match format "email"
-       */
-      message: string
-      /**
-       * @description Where the problem is: the request location and a JSON Pointer into it
-       *     (`/body/email`, `/body/categoryIds/1`, `/query/limit`, `/params/id`,
-       *     `/headers/if-match`). For an unknown field it names that field, for a
-       *     missing one the field that is missing; a field name over 64 characters is
-       *     quoted by its first 63 and `…`. For `SERVICE_UNAVAILABLE`, the
-       *     name of the failing component (`database`, `queue`).
-       * @example /body/email
-       */
-      path: string
-    }
-    /** @description The body of every error answer. */
-    ErrorEnvelope: {
-      data: null
-      error: components['schemas']['ErrorInfo']
-      meta: components['schemas']['Meta']
-    }
-    /** @description What went wrong (the `error` of an error answer). */
-    ErrorInfo: {
-      code: components['schemas']['ErrorCode']
-      /** @description The individual problems, empty when there is nothing to add to `message`. */
-      details: components['schemas']['ErrorDetail'][]
-      /** @description A human-readable explanation; may change, do not parse it. */
-      message: string
-    }
-    Health: {
-      database: components['schemas']['DatabaseHealth']
-      queue: components['schemas']['QueueHealth']
-      /** @constant */
-      status: 'ok'
-    }
-    HealthEnvelope: {
-      data: components['schemas']['Health']
-      error: null
-      meta: components['schemas']['Meta']
-    }
-    /**
-     * @description The media type of an image served by `getImage`.
-     * @enum {string}
-     */
-    ImageContentType: 'image/webp' | 'image/jpeg' | 'image/png' | 'image/gif' | 'image/avif'
-    LoginRequest: {
-      /**
-       * Format: email
-       * @example alice@example.com
-       */
-      email: string
-      /** @description Any length up to 200 is accepted; a wrong password is `401 INVALID_CREDENTIALS`. */
-      password: string
-    }
-    LogoutRequest: {
-      /**
-       * @description End every session of the user, not only the current one.
-       * @default false
-       */
-      allSessions: boolean
-    }
-    /** @description Information about the request and answer, not about the resource. */
-    Meta: {
-      page?: components['schemas']['PageMeta']
-      /**
-       * @description The id of this request in the server's logs; quote it when reporting a problem.
-       * @example 0192f7f0-8a1b-7c2d-9e3f-4a5b6c7d8e9f
-       */
-      requestId: string
-    }
-    /** @description Pass as `cursor` to get the next page; `null` on the last page. */
-    NextCursor: string | null
-    /** @description `meta` of a list: as `Meta`, with the paging state required. */
-    PagedMeta: {
-      page: components['schemas']['PageMeta']
-      /**
-       * @description The id of this request in the server's logs; quote it when reporting a problem.
-       * @example 0192f7f0-8a1b-7c2d-9e3f-4a5b6c7d8e9f
-       */
-      requestId: string
-    }
-    /** @description Paging state of a list. */
-    PageMeta: {
-      /**
-       * Format: int32
-       * @description The page size that was applied.
-       */
-      limit: number
-      nextCursor: components['schemas']['NextCursor']
-    }
-    /**
-     * Format: uuid
-     * @description The id of the top-level comment a reply answers; `null` for a top-level comment.
-     */
-    ParentCommentId: string | null
-    Ping: {
-      /** @constant */
-      status: 'ok'
-      /**
-       * Format: date-time
-       * @description The server's clock.
-       */
-      time: string
-      /**
-       * @description The version of this contract the server implements (`info.version`).
-       * @example 1.0.0
-       */
-      version: string
-    }
-    PingEnvelope: {
-      data: components['schemas']['Ping']
-      error: null
-      meta: components['schemas']['Meta']
-    }
-    Post: {
-      author: components['schemas']['AuthorSummary']
-      /** @description Markdown, exactly as written; clients render it. */
-      body: string
-      categories: components['schemas']['CategorySummary'][]
-      /**
-       * Format: int32
-       * @description Comments on the post, replies included.
-       */
-      commentCount: number
-      /** Format: date-time */
-      createdAt: string
-      /** @description A short plain-text summary, given by the author or derived from the body. */
-      excerpt: string
-      /** Format: uuid */
-      id: string
-      publishedAt: components['schemas']['PublicationTime']
-      status: components['schemas']['PostStatus']
-      thumbnail: components['schemas']['PostThumbnail']
-      title: string
-      /** Format: date-time */
-      updatedAt: string
-    }
-    PostComment: {
-      author: components['schemas']['AuthorSummary']
-      /** @description Plain text. */
-      body: string
-      /** Format: date-time */
-      createdAt: string
-      /** Format: uuid */
-      id: string
-      /** @description The top-level comment this one answers; `null` for a top-level comment. */
-      parentId: components['schemas']['ParentCommentId']
-      /** Format: uuid */
-      postId: string
-      /** Format: date-time */
-      updatedAt: string
-    }
-    PostEnvelope: {
-      data: components['schemas']['Post']
-      error: null
-      meta: components['schemas']['Meta']
-    }
-    PostListEnvelope: {
-      data: components['schemas']['Post'][]
-      error: null
-      meta: components['schemas']['PagedMeta']
-    }
-    /**
-     * @description - `draft`: visible to its author and admins only.
-     *     - `scheduled`: like a draft until `publishedAt`, then published automatically.
-     *     - `published`: visible to everyone.
-     * @enum {string}
-     */
-    PostStatus: 'draft' | 'scheduled' | 'published'
-    /** @description A post's thumbnail, or `null` when the post has none. */
-    PostThumbnail: components['schemas']['Thumbnail'] | null
-    /**
-     * Format: date-time
-     * @description When the post was (or, if `scheduled`, will be) published; `null` for drafts.
-     */
-    PublicationTime: string | null
-    /** @description The job queue, as `getHealth` found it. */
-    QueueHealth: {
-      status: components['schemas']['DependencyStatus']
-    }
-    RefreshRequest: {
-      refreshToken: string
-    }
-    RegisterRequest: {
-      /**
-       * Format: email
-       * @description Compared case-insensitively, stored lower-cased.
-       * @example alice@example.com
-       */
-      email: string
-      /**
-       * @description Display name; shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused).
-       * @example Alice Martin
-       */
-      name: string
-      /**
-       * @description 10 to 72 characters, and at most 72 bytes of UTF-8 (bcrypt ignores
-       *     anything after); the server checks the byte length too.
-       */
-      password: string
-    }
-    /**
-     * @description `user` writes their own posts and comments; `admin` may do everything.
-     * @enum {string}
-     */
-    Role: 'user' | 'admin'
-    /** @description A post's thumbnail in several widths (WebP; 320, 640 and 1280 pixels, never upscaled). */
-    Thumbnail: {
-      /** @description Ordered by width, smallest first. */
-      sizes: components['schemas']['ThumbnailSize'][]
-    }
-    /** @description One rendition of a thumbnail. */
-    ThumbnailSize: {
-      contentType: components['schemas']['ImageContentType']
-      /**
-       * Format: int32
-       * @description Pixels.
-       */
-      height: number
-      /**
-       * Format: uri-reference
-       * @description Where `getImage` serves it, relative to the server URL.
-       * @example /images/7b965e76570e8c2ad30ebf0d2aa7996f71c53ea3668b22f2242e7e3ae08792c9.webp
-       */
-      url: string
-      /**
-       * Format: int32
-       * @description Pixels.
-       */
-      width: number
-    }
-    /** @description One file part named `file`; its declared type and name are ignored. */
-    ThumbnailUploadRequest: {
-      /**
-       * Format: binary
-       * @description The image file (JPEG, PNG, WebP, GIF or AVIF; 5 MiB and 40 megapixels at most by default).
-       */
-      file: Blob
-    }
-    /** @description The tokens of a session, and who it belongs to. */
-    TokenPair: {
-      /** @description A JWT to send as `Authorization: Bearer <accessToken>`. */
-      accessToken: string
-      /**
-       * Format: int32
-       * @description Seconds until the access token expires (600).
-       */
-      expiresIn: number
-      /** @description Opaque, one-time token for `refreshSession`. Keep it secret. */
-      refreshToken: string
-      /** @constant */
-      tokenType: 'Bearer'
-      user: components['schemas']['User']
-    }
-    TokenPairEnvelope: {
-      data: components['schemas']['TokenPair']
-      error: null
-      meta: components['schemas']['Meta']
-    }
-    /** @description Send at least one field. Renaming keeps the slug unless `slug` is sent. */
-    UpdateCategoryRequest: {
-      /** @description Shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
-      name?: string
-      slug?: string
-    }
-    UpdateCommentRequest: {
-      /** @description Plain text, shown as written; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
-      body: string
-    }
-    /** @description Send at least one field; a new `password` needs `currentPassword`. */
-    UpdateCurrentUserRequest: {
-      /** @description The password in use now; required with `password`. */
-      currentPassword?: string
-      /** @description Shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
-      name?: string
-      /** @description The new password; same rules as at registration (at most 72 bytes of UTF-8). */
-      password?: string
-    }
-    /**
-     * @description Send at least one field; only those change. `publishedAt` is accepted only
-     *     when the post ends up `scheduled` (checked by the server).
-     */
-    UpdatePostRequest: {
-      /** @description Markdown; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
-      body?: string
-      /** @description Replaces the post's categories; empty means the default category. */
-      categoryIds?: string[]
-      excerpt?: string
-      /**
-       * Format: date-time
-       * @description When to publish a scheduled post; in the future.
-       */
-      publishedAt?: string
-      status?: components['schemas']['PostStatus']
-      /** @description Not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
-      title?: string
-    }
-    UpdateUserRequest: {
-      role: components['schemas']['Role']
-    }
-    /** @description An account. Never carries a password or its hash. */
-    User: {
-      /** Format: date-time */
-      createdAt: string
-      /**
-       * Format: email
-       * @description Lower-cased.
-       */
-      email: string
-      /** Format: uuid */
-      id: string
-      /** @description Display name. */
-      name: string
-      role: components['schemas']['Role']
-      /** Format: date-time */
-      updatedAt: string
-    }
-    UserEnvelope: {
-      data: components['schemas']['User']
-      error: null
-      meta: components['schemas']['Meta']
-    }
-    UserListEnvelope: {
-      data: components['schemas']['User'][]
-      error: null
-      meta: components['schemas']['PagedMeta']
-    }
-  }
-  responses: {
-    /**
-     * @description The request is invalid.
-     *     - `VALIDATION_FAILED`: a parameter or the body breaks the schema or a rule;
-     *       `details` has one entry per problem, each naming the field by location and
-     *       JSON Pointer (`/body/email`, `/query/limit`, `/params/id`). At most 20
-     *       problems are listed: when there are more, a 21st entry with code `truncated`
-     *       says how many were left out. A JSON body nested more than 32 levels deep
-     *       (code `maxDepth`) or holding more than 1000 array items and object members in
-     *       all (code `maxEntries`) is refused as a whole, on `/body`, before it is
-     *       checked field by field: no request schema comes near either bound.
-     *     - `MALFORMED_JSON`: the body is not JSON.
-     *     - `MALFORMED_REQUEST`: the request is not valid HTTP (see `MalformedRequest`).
-     */
-    BadRequest: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description The request conflicts with the current state.
-     *     - `EMAIL_TAKEN` (`register`): an account with this email exists.
-     *     - `CATEGORY_SLUG_TAKEN`: another category has this slug.
-     *     - `CATEGORY_IS_DEFAULT` (`deleteCategory`): the default category cannot be deleted.
-     *     - `POST_NOT_PUBLISHED` (`createComment`): comments need a published post.
-     */
-    Conflict: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description The caller is authenticated but may not do this.
-     *     - `FORBIDDEN`: the role or ownership the operation needs is missing.
-     *     - `CURRENT_PASSWORD_INCORRECT` (`updateCurrentUser`): the current password is wrong.
-     */
-    Forbidden: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description `HEADERS_TOO_LARGE`: the request line and headers together are over 16 KiB (a long
-     *     URL or query string included); no operation was run. Any operation can be
-     *     answered so. The connection is then closed (`Connection: close`).
-     */
-    HeadersTooLarge: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description `INVALID_CREDENTIALS`: the email is unknown or the password is wrong (the
-     *     answer does not say which).
-     *
-     *     `WWW-Authenticate: Login`: the credentials travel in the body, where no HTTP
-     *     authentication scheme applies, so the challenge is a scheme of this API's own
-     *     that says to sign in with `login` (see the header). It opens no browser dialog.
-     */
-    InvalidCredentials: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        'WWW-Authenticate': components['headers']['WWWAuthenticateLogin']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description `MALFORMED_REQUEST`: the request is not valid HTTP, and no operation was run: a
-     *     request line or header that cannot be parsed, a body whose chunked framing is
-     *     broken or whose chunk extensions are over 16 KiB, or an HTTP/1.1 request without
-     *     a `Host` header. Any operation can be answered so. When the request could not be
-     *     read to its end, the connection is then closed (`Connection: close`), after the
-     *     answers to the requests sent before it on that connection.
-     */
-    MalformedRequest: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description The resource does not exist, or the caller may not know it exists.
-     *     `POST_NOT_FOUND`, `COMMENT_NOT_FOUND`, `CATEGORY_NOT_FOUND`,
-     *     `USER_NOT_FOUND`, `IMAGE_NOT_FOUND` or `THUMBNAIL_NOT_FOUND`, as the
-     *     operation says.
-     */
-    NotFound: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /** @description The client's copy is current (`If-None-Match` matched). No body. */
-    NotModified: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        ETag: components['headers']['ETag']
-        [name: string]: unknown
-      }
-      content?: never
-    }
-    /** @description `PAYLOAD_TOO_LARGE`: the body is over the limit (1 MiB for JSON, 5 MiB by default for an image). */
-    PayloadTooLarge: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /** @description `PRECONDITION_FAILED`: the post changed since the `ETag` sent as `If-Match`; read it again. */
-    PreconditionFailed: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description `REFRESH_TOKEN_INVALID`: the refresh token is unknown, expired, revoked or
-     *     already used (reuse revokes the whole session). Sign in again.
-     *
-     *     `WWW-Authenticate: Login`: the refresh token travels in the body, where no HTTP
-     *     authentication scheme applies (`Bearer` would tell the client to send an access
-     *     token, which this operation does not take), so the challenge is a scheme of this
-     *     API's own that says what to do now: sign in with `login` (see the header).
-     */
-    RefreshTokenInvalid: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        'WWW-Authenticate': components['headers']['WWWAuthenticateLogin']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description `REQUEST_TIMEOUT`: the whole request, headers and body, was not received within
-     *     30 seconds; no operation was run (or, for an upload, it stopped reading). Any
-     *     operation can be answered so. The connection is then closed (`Connection: close`).
-     */
-    RequestTimeout: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description `SERVICE_UNAVAILABLE`: a dependency is down, or the instance is overloaded.
-     *     `details` has one entry per failing component, whose `path` is the
-     *     component's name (`database`, `queue`, `server` when overloaded, `images`
-     *     when too many uploads wait to be decoded). Retry after `Retry-After` seconds.
-     */
-    ServiceUnavailable: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        'Retry-After': components['headers']['RetryAfter']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description `RATE_LIMITED`: too many attempts from this client address or for this
-     *     account, or too many uploads by this user (in the hour, or at once).
-     *     Wait `Retry-After` seconds.
-     */
-    TooManyRequests: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        'RateLimit-Limit': components['headers']['RateLimitLimit']
-        'RateLimit-Remaining': components['headers']['RateLimitRemaining']
-        'RateLimit-Reset': components['headers']['RateLimitReset']
-        'Retry-After': components['headers']['RetryAfter']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description The caller is not authenticated.
-     *     - `UNAUTHENTICATED`: no access token was sent: no `Authorization` header, or one of
-     *       another scheme (`Basic`, …), which is read as none. `WWW-Authenticate: Bearer`.
-     *     - `TOKEN_EXPIRED`: the access token expired; refresh it with `refreshSession`.
-     *     - `TOKEN_INVALID`: bad signature, algorithm, issuer or audience, or not a JWT.
-     *     - `SESSION_REVOKED`: the session ended (logout, reuse detection, password
-     *       change) or the account no longer exists; sign in again.
-     *
-     *     The last three carry `WWW-Authenticate: Bearer error="invalid_token"`.
-     */
-    Unauthorized: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        'WWW-Authenticate': components['headers']['WWWAuthenticate']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description A failure on the server's side. No internals are disclosed; quote
-     *     `meta.requestId` when reporting it.
-     *     - `500 INTERNAL_ERROR`: an unexpected error.
-     *     - `501 NOT_IMPLEMENTED`: the operation is specified but not implemented yet.
-     *     - `503 SERVICE_UNAVAILABLE`: a dependency (database, queue) is down, or the
-     *       instance is overloaded (its event loop lags); `details` names the component
-     *       (`database`, `queue`, `server`). Sent with `Retry-After`; the request
-     *       failed fast and may be retried.
-     */
-    UnexpectedError: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        'Retry-After': components['headers']['RetryAfter']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description The request is well-formed but cannot be carried out.
-     *     - `CATEGORY_NOT_FOUND` (`createPost`, `updatePost`): an entry of
-     *       `categoryIds` names no category; `details` point at it.
-     *     - `PARENT_COMMENT_INVALID` (`createComment`): `parentId` is not a top-level
-     *       comment of the same post.
-     *     - `IMAGE_TOO_MANY_PIXELS` (`uploadPostThumbnail`): the image has more pixels
-     *       than allowed (40 megapixels by default), or decoding it would take more
-     *       memory than allowed (160 MB by default, estimated from its header for its
-     *       format, channels and bit depth).
-     *     - `IMAGE_INVALID` (`uploadPostThumbnail`): the file cannot be decoded.
-     *     - `IMAGE_BAD_DIMENSIONS` (`uploadPostThumbnail`): the image's longer side is
-     *       more than 20 times its shorter one by default.
-     *     - `IMAGE_METADATA_TOO_LARGE` (`uploadPostThumbnail`): the image carries more
-     *       than 64 metadata blocks, or more than 1 MiB of metadata (compressed blocks
-     *       counted once inflated).
-     */
-    UnprocessableContent: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-    /**
-     * @description - `UNSUPPORTED_MEDIA_TYPE`: the body's `Content-Type` is not the one the
-     *       operation takes (`application/json`, or `multipart/form-data` for uploads).
-     *       An operation that takes no body (the DELETEs) ignores a JSON or text one and
-     *       refuses others.
-     *     - `IMAGE_UNSUPPORTED_TYPE` (`uploadPostThumbnail`): the file's bytes are not
-     *       one of the accepted formats (JPEG, PNG, WebP, GIF or AVIF unless the operator
-     *       accepts fewer).
-     */
-    UnsupportedMediaType: {
-      headers: {
-        'API-Version': components['headers']['ApiVersion']
-        [name: string]: unknown
-      }
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope']
-      }
-    }
-  }
-  parameters: {
-    /** @description The category's id. */
-    CategoryId: string
-    /** @description The comment's id. */
-    CommentId: string
-    /**
-     * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
-     *     back unchanged with the same filters. Opaque (base64url); a cursor that does
-     *     not decode is `400` on `/query/cursor`. Absent: the first page.
-     */
-    Cursor: string
-    /**
-     * @description The `ETag` of the post as last read. When the post has changed since, the
-     *     request is refused with `412 PRECONDITION_FAILED` and nothing changes.
-     */
-    IfMatch: string
-    /** @description An `ETag` received earlier; when it still matches, the answer is `304` with no body. */
-    IfNoneMatch: string
-    /**
-     * @description The image's key: the lowercase hex SHA-256 of the stored bytes, a dot, and
-     *     the extension of its format (`webp`, `jpg`, `png`, `gif` or `avif`). Taken
-     *     from a `thumbnail.sizes[].url`; never built by clients.
-     */
-    ImageKey: string
-    /** @description The largest number of items on the page. */
-    Limit: number
-    /** @description The post's id. */
-    PostId: string
-    /** @description The user's id. */
-    UserId: string
-  }
-  requestBodies: never
-  headers: {
-    /**
-     * @description The version of this contract (`info.version`, semantic versioning) the
-     *     server implements; sent on every response, errors included.
-     */
-    ApiVersion: string
-    /**
-     * @description Entity tag of the representation (RFC 9110): send it back as `If-None-Match`
-     *     to revalidate, or as `If-Match` to make a write conditional.
-     */
-    ETag: string
-    /** @description Caching policy; images never change, so they may be cached for a year. */
-    ImmutableCacheControl: 'public, max-age=31536000, immutable'
-    /** @description Requests allowed in the current window. */
-    RateLimitLimit: number
-    /** @description Requests left in the current window. */
-    RateLimitRemaining: number
-    /** @description Seconds until the current window ends. */
-    RateLimitReset: number
-    /** @description Seconds to wait before trying again. */
-    RetryAfter: number
-    /**
-     * @description The challenge of a refused access token (RFC 9110 §11.6.1, RFC 6750 §3):
-     *     `Bearer` when none was sent (no `error` attribute, as RFC 6750 §3.1 says for
-     *     a request without credentials), `Bearer error="invalid_token"` when the one sent
-     *     was refused (malformed, badly signed, expired, or its session ended).
-     */
-    WWWAuthenticate: string
-    /**
-     * @description The challenge of refused credentials sent in the body: `Login`. `login` takes an
-     *     email and a password, and `refreshSession` a refresh token, in the JSON body,
-     *     which no registered HTTP authentication scheme describes; RFC 9110 §11.6.1
-     *     still requires a challenge on every 401. `Login` is a scheme of this API's own
-     *     and says what to do: sign in with `login` (after a refused refresh token too,
-     *     since the session is over). No browser knows it, so none opens a password
-     *     dialog, as `Basic` would make it do; never send it in `Authorization`.
-     */
-    WWWAuthenticateLogin: string
-  }
-  pathItems: never
-}
-export type $defs = Record<string, never>
-export interface operations {
-  listCategories: {
+    schemas: {
+        /** @description The author of a post or comment, as embedded in it. */
+        AuthorSummary: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        Category: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @description Whether posts created without categories go here. Exactly one category is the default. */
+            isDefault: boolean;
+            name: string;
+            /** @description Unique; lower-case ASCII letters and digits in words joined by hyphens. */
+            slug: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CategoryEnvelope: {
+            data: components["schemas"]["Category"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
+        CategoryListEnvelope: {
+            data: components["schemas"]["Category"][];
+            error: null;
+            meta: components["schemas"]["PagedMeta"];
+        };
+        /** @description A category as embedded in a post. */
+        CategorySummary: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+        };
+        CommentEnvelope: {
+            data: components["schemas"]["PostComment"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
+        CommentListEnvelope: {
+            data: components["schemas"]["PostComment"][];
+            error: null;
+            meta: components["schemas"]["PagedMeta"];
+        };
+        CreateCategoryRequest: {
+            /**
+             * @description Shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused).
+             * @example Photography
+             */
+            name: string;
+            /**
+             * @description Derived from `name` when absent.
+             * @example photography
+             */
+            slug?: string;
+        };
+        CreateCommentRequest: {
+            /** @description Plain text, shown as written; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
+            body: string;
+            /** @description A top-level comment of the same post to reply to; absent or `null` for a top-level comment. */
+            parentId?: components["schemas"]["ParentCommentId"];
+        };
+        /**
+         * @description `publishedAt` is required with `status: scheduled` (and must be in the
+         *     future) and refused with any other status (checked by the server; a 400
+         *     naming `/body/publishedAt`).
+         */
+        CreatePostRequest: {
+            /** @description Markdown; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
+            body: string;
+            /** @description The post's categories; absent or empty means the default category. */
+            categoryIds?: string[];
+            /** @description Derived from the body when absent. */
+            excerpt?: string;
+            /**
+             * Format: date-time
+             * @description When to publish; only with `status: scheduled`, and in the future.
+             */
+            publishedAt?: string;
+            /** @default draft */
+            status: components["schemas"]["PostStatus"];
+            /** @description Not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
+            title: string;
+        };
+        /** @description The database, as `getHealth` found it. */
+        DatabaseHealth: {
+            /** @description Round-trip time of a trivial query, in milliseconds. */
+            latencyMs: number;
+            status: components["schemas"]["DependencyStatus"];
+        };
+        /**
+         * @description A dependency that answers is `up`; one that does not makes `getHealth` answer `503`.
+         * @enum {string}
+         */
+        DependencyStatus: "up";
+        /**
+         * @description What went wrong, as a stable code: branch on it, not on `message`. The list
+         *     is closed for a given version of this document; codes are added only in a
+         *     new minor version, so treat an unknown code by its HTTP status class.
+         *
+         *     - `VALIDATION_FAILED` (400): a parameter or the body breaks the schema or a rule; see `details`.
+         *     - `MALFORMED_JSON` (400): the body is not valid JSON.
+         *     - `UNSUPPORTED_MEDIA_TYPE` (415): the body's `Content-Type` is not accepted by the operation.
+         *     - `PAYLOAD_TOO_LARGE` (413): the body is over the size limit.
+         *     - `ROUTE_NOT_FOUND` (404): no operation has this path.
+         *     - `METHOD_NOT_ALLOWED` (405): the path exists but not with this method.
+         *     - `MALFORMED_REQUEST` (400): the request is not valid HTTP (its request line or headers cannot be parsed, its chunked framing is broken, or it is HTTP/1.1 without `Host`).
+         *     - `REQUEST_TIMEOUT` (408): the whole request was not received within 30 seconds.
+         *     - `HEADERS_TOO_LARGE` (431): the request line and headers together are over 16 KiB.
+         *     - `UNAUTHENTICATED` (401): no access token was sent where one is needed.
+         *     - `TOKEN_EXPIRED` (401): the access token expired; refresh it.
+         *     - `TOKEN_INVALID` (401): the access token is malformed, badly signed, or not meant for this API.
+         *     - `SESSION_REVOKED` (401): the token's session ended or its user is gone; sign in again.
+         *     - `FORBIDDEN` (403): the caller's role or ownership does not allow the operation.
+         *     - `INVALID_CREDENTIALS` (401): wrong email or password (`login`).
+         *     - `CURRENT_PASSWORD_INCORRECT` (403): the current password given to change it is wrong.
+         *     - `EMAIL_TAKEN` (409): an account with this email exists.
+         *     - `REFRESH_TOKEN_INVALID` (401): the refresh token is unknown, expired, revoked or already used.
+         *     - `RATE_LIMITED` (429): too many requests; see `Retry-After`.
+         *     - `USER_NOT_FOUND` (404): no such user.
+         *     - `POST_NOT_FOUND` (404): no such post, or it is not visible to the caller.
+         *     - `POST_NOT_PUBLISHED` (409): the post must be published for this (commenting).
+         *     - `CATEGORY_NOT_FOUND` (404 on a path id; 422 for an entry of `categoryIds`): no such category.
+         *     - `CATEGORY_SLUG_TAKEN` (409): another category has this slug.
+         *     - `CATEGORY_IS_DEFAULT` (409): the default category cannot be deleted.
+         *     - `COMMENT_NOT_FOUND` (404): no such comment, or it is not visible to the caller.
+         *     - `PARENT_COMMENT_INVALID` (422): a reply's parent is not a top-level comment of the same post.
+         *     - `IMAGE_NOT_FOUND` (404): no image with this key.
+         *     - `IMAGE_UNSUPPORTED_TYPE` (415): the uploaded file is not an accepted image format.
+         *     - `IMAGE_TOO_MANY_PIXELS` (422): the uploaded image has too many pixels.
+         *     - `IMAGE_INVALID` (422): the uploaded image cannot be decoded.
+         *     - `IMAGE_BAD_DIMENSIONS` (422): the uploaded image is too elongated (its aspect ratio is past the limit).
+         *     - `IMAGE_METADATA_TOO_LARGE` (422): the uploaded image carries more metadata (text, EXIF, XMP, ICC profiles, comments) than allowed.
+         *     - `THUMBNAIL_NOT_FOUND` (404): the post has no thumbnail.
+         *     - `PRECONDITION_FAILED` (412): `If-Match` no longer matches the resource.
+         *     - `NOT_IMPLEMENTED` (501): the operation is not implemented yet.
+         *     - `SERVICE_UNAVAILABLE` (503): a dependency (database, queue) is down.
+         *     - `INTERNAL_ERROR` (500): an unexpected failure; no details are disclosed.
+         * @enum {string}
+         */
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "FORBIDDEN" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        /** @description One problem with the request. */
+        ErrorDetail: {
+            /**
+             * @description For `VALIDATION_FAILED`, the JSON Schema keyword that failed (`required`, `maxLength`,
+             *     `format`, `additionalProperties`, …), or `noNulCharacter` for a string holding the NUL
+             *     character and `finite` for a number that is not finite (`limit=1e400`); `maxDepth` and
+             *     `maxEntries` for a JSON body too deep or too large in entries to be checked; `truncated`
+             *     on the last entry of a list cut at 20 problems, its `message` saying how many more there were.
+             * @example format
+             */
+            code?: string;
+            /**
+             * @description What is wrong, for humans.
+             * @example must match format "email"
+             */
+            message: string;
+            /**
+             * @description Where the problem is: the request location and a JSON Pointer into it
+             *     (`/body/email`, `/body/categoryIds/1`, `/query/limit`, `/params/id`,
+             *     `/headers/if-match`). For an unknown field it names that field, for a
+             *     missing one the field that is missing; a field name over 64 characters is
+             *     quoted by its first 63 and `…`. For `SERVICE_UNAVAILABLE`, the
+             *     name of the failing component (`database`, `queue`).
+             * @example /body/email
+             */
+            path: string;
+        };
+        /** @description The body of every error answer. */
+        ErrorEnvelope: {
+            data: null;
+            error: components["schemas"]["ErrorInfo"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description What went wrong (the `error` of an error answer). */
+        ErrorInfo: {
+            code: components["schemas"]["ErrorCode"];
+            /** @description The individual problems, empty when there is nothing to add to `message`. */
+            details: components["schemas"]["ErrorDetail"][];
+            /** @description A human-readable explanation; may change, do not parse it. */
+            message: string;
+        };
+        Health: {
+            database: components["schemas"]["DatabaseHealth"];
+            queue: components["schemas"]["QueueHealth"];
+            /** @constant */
+            status: "ok";
+        };
+        HealthEnvelope: {
+            data: components["schemas"]["Health"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
+        /**
+         * @description The media type of an image served by `getImage`.
+         * @enum {string}
+         */
+        ImageContentType: "image/webp" | "image/jpeg" | "image/png" | "image/gif" | "image/avif";
+        LoginRequest: {
+            /**
+             * Format: email
+             * @example alice@example.com
+             */
+            email: string;
+            /** @description Any length up to 200 is accepted; a wrong password is `401 INVALID_CREDENTIALS`. */
+            password: string;
+        };
+        LogoutRequest: {
+            /**
+             * @description End every session of the user, not only the current one.
+             * @default false
+             */
+            allSessions: boolean;
+        };
+        /** @description Information about the request and answer, not about the resource. */
+        Meta: {
+            page?: components["schemas"]["PageMeta"];
+            /**
+             * @description The id of this request in the server's logs; quote it when reporting a problem.
+             * @example 0192f7f0-8a1b-7c2d-9e3f-4a5b6c7d8e9f
+             */
+            requestId: string;
+        };
+        /** @description Pass as `cursor` to get the next page; `null` on the last page. */
+        NextCursor: string | null;
+        /** @description `meta` of a list: as `Meta`, with the paging state required. */
+        PagedMeta: {
+            page: components["schemas"]["PageMeta"];
+            /**
+             * @description The id of this request in the server's logs; quote it when reporting a problem.
+             * @example 0192f7f0-8a1b-7c2d-9e3f-4a5b6c7d8e9f
+             */
+            requestId: string;
+        };
+        /** @description Paging state of a list. */
+        PageMeta: {
+            /**
+             * Format: int32
+             * @description The page size that was applied.
+             */
+            limit: number;
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        /**
+         * Format: uuid
+         * @description The id of the top-level comment a reply answers; `null` for a top-level comment.
+         */
+        ParentCommentId: string | null;
+        Ping: {
+            /** @constant */
+            status: "ok";
+            /**
+             * Format: date-time
+             * @description The server's clock.
+             */
+            time: string;
+            /**
+             * @description The version of this contract the server implements (`info.version`).
+             * @example 1.0.0
+             */
+            version: string;
+        };
+        PingEnvelope: {
+            data: components["schemas"]["Ping"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
+        Post: {
+            author: components["schemas"]["AuthorSummary"];
+            /** @description Markdown, exactly as written; clients render it. */
+            body: string;
+            categories: components["schemas"]["CategorySummary"][];
+            /**
+             * Format: int32
+             * @description Comments on the post, replies included.
+             */
+            commentCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description A short plain-text summary, given by the author or derived from the body. */
+            excerpt: string;
+            /** Format: uuid */
+            id: string;
+            publishedAt: components["schemas"]["PublicationTime"];
+            status: components["schemas"]["PostStatus"];
+            thumbnail: components["schemas"]["PostThumbnail"];
+            title: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        PostComment: {
+            author: components["schemas"]["AuthorSummary"];
+            /** @description Plain text. */
+            body: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @description The top-level comment this one answers; `null` for a top-level comment. */
+            parentId: components["schemas"]["ParentCommentId"];
+            /** Format: uuid */
+            postId: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        PostEnvelope: {
+            data: components["schemas"]["Post"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
+        PostListEnvelope: {
+            data: components["schemas"]["Post"][];
+            error: null;
+            meta: components["schemas"]["PagedMeta"];
+        };
+        /**
+         * @description - `draft`: visible to its author and admins only.
+         *     - `scheduled`: like a draft until `publishedAt`, then published automatically.
+         *     - `published`: visible to everyone.
+         * @enum {string}
+         */
+        PostStatus: "draft" | "scheduled" | "published";
+        /** @description A post's thumbnail, or `null` when the post has none. */
+        PostThumbnail: components["schemas"]["Thumbnail"] | null;
+        /**
+         * Format: date-time
+         * @description When the post was (or, if `scheduled`, will be) published; `null` for drafts.
+         */
+        PublicationTime: string | null;
+        /** @description The job queue, as `getHealth` found it. */
+        QueueHealth: {
+            status: components["schemas"]["DependencyStatus"];
+        };
+        RefreshRequest: {
+            refreshToken: string;
+        };
+        RegisterRequest: {
+            /**
+             * Format: email
+             * @description Compared case-insensitively, stored lower-cased.
+             * @example alice@example.com
+             */
+            email: string;
+            /**
+             * @description Display name; shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused).
+             * @example Alice Martin
+             */
+            name: string;
+            /**
+             * @description 10 to 72 characters, and at most 72 bytes of UTF-8 (bcrypt ignores
+             *     anything after); the server checks the byte length too.
+             */
+            password: string;
+        };
+        /**
+         * @description `user` writes their own posts and comments; `admin` may do everything.
+         * @enum {string}
+         */
+        Role: "user" | "admin";
+        /** @description A post's thumbnail in several widths (WebP; 320, 640 and 1280 pixels, never upscaled). */
+        Thumbnail: {
+            /** @description Ordered by width, smallest first. */
+            sizes: components["schemas"]["ThumbnailSize"][];
+        };
+        /** @description One rendition of a thumbnail. */
+        ThumbnailSize: {
+            contentType: components["schemas"]["ImageContentType"];
+            /**
+             * Format: int32
+             * @description Pixels.
+             */
+            height: number;
+            /**
+             * Format: uri-reference
+             * @description Where `getImage` serves it, relative to the server URL.
+             * @example /images/7b965e76570e8c2ad30ebf0d2aa7996f71c53ea3668b22f2242e7e3ae08792c9.webp
+             */
+            url: string;
+            /**
+             * Format: int32
+             * @description Pixels.
+             */
+            width: number;
+        };
+        /** @description One file part named `file`; its declared type and name are ignored. */
+        ThumbnailUploadRequest: {
+            /**
+             * Format: binary
+             * @description The image file (JPEG, PNG, WebP, GIF or AVIF; 5 MiB and 40 megapixels at most by default).
+             */
+            file: Blob;
+        };
+        /** @description The tokens of a session, and who it belongs to. */
+        TokenPair: {
+            /** @description A JWT to send as `Authorization: Bearer <accessToken>`. */
+            accessToken: string;
+            /**
+             * Format: int32
+             * @description Seconds until the access token expires (600).
+             */
+            expiresIn: number;
+            /** @description Opaque, one-time token for `refreshSession`. Keep it secret. */
+            refreshToken: string;
+            /** @constant */
+            tokenType: "Bearer";
+            user: components["schemas"]["User"];
+        };
+        TokenPairEnvelope: {
+            data: components["schemas"]["TokenPair"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Send at least one field. Renaming keeps the slug unless `slug` is sent. */
+        UpdateCategoryRequest: {
+            /** @description Shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
+            name?: string;
+            slug?: string;
+        };
+        UpdateCommentRequest: {
+            /** @description Plain text, shown as written; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
+            body: string;
+        };
+        /** @description Send at least one field; a new `password` needs `currentPassword`. */
+        UpdateCurrentUserRequest: {
+            /** @description The password in use now; required with `password`. */
+            currentPassword?: string;
+            /** @description Shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
+            name?: string;
+            /** @description The new password; same rules as at registration (at most 72 bytes of UTF-8). */
+            password?: string;
+        };
+        /**
+         * @description Send at least one field; only those change. `publishedAt` is accepted only
+         *     when the post ends up `scheduled` (checked by the server).
+         */
+        UpdatePostRequest: {
+            /** @description Markdown; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
+            body?: string;
+            /** @description Replaces the post's categories; empty means the default category. */
+            categoryIds?: string[];
+            excerpt?: string;
+            /**
+             * Format: date-time
+             * @description When to publish a scheduled post; in the future.
+             */
+            publishedAt?: string;
+            status?: components["schemas"]["PostStatus"];
+            /** @description Not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
+            title?: string;
+        };
+        UpdateUserRequest: {
+            role: components["schemas"]["Role"];
+        };
+        /** @description An account. Never carries a password or its hash. */
+        User: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: email
+             * @description Lower-cased.
+             */
+            email: string;
+            /** Format: uuid */
+            id: string;
+            /** @description Display name. */
+            name: string;
+            role: components["schemas"]["Role"];
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        UserEnvelope: {
+            data: components["schemas"]["User"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
+        UserListEnvelope: {
+            data: components["schemas"]["User"][];
+            error: null;
+            meta: components["schemas"]["PagedMeta"];
+        };
+    };
+    responses: {
+        /**
+         * @description The request is invalid.
+         *     - `VALIDATION_FAILED`: a parameter or the body breaks the schema or a rule;
+         *       `details` has one entry per problem, each naming the field by location and
+         *       JSON Pointer (`/body/email`, `/query/limit`, `/params/id`). At most 20
+         *       problems are listed: when there are more, a 21st entry with code `truncated`
+         *       says how many were left out. A JSON body nested more than 32 levels deep
+         *       (code `maxDepth`) or holding more than 1000 array items and object members in
+         *       all (code `maxEntries`) is refused as a whole, on `/body`, before it is
+         *       checked field by field: no request schema comes near either bound.
+         *     - `MALFORMED_JSON`: the body is not JSON.
+         *     - `MALFORMED_REQUEST`: the request is not valid HTTP (see `MalformedRequest`).
+         */
+        BadRequest: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description The request conflicts with the current state.
+         *     - `EMAIL_TAKEN` (`register`): an account with this email exists.
+         *     - `CATEGORY_SLUG_TAKEN`: another category has this slug.
+         *     - `CATEGORY_IS_DEFAULT` (`deleteCategory`): the default category cannot be deleted.
+         *     - `POST_NOT_PUBLISHED` (`createComment`): comments need a published post.
+         */
+        Conflict: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description The caller is authenticated but may not do this.
+         *     - `FORBIDDEN`: the role or ownership the operation needs is missing.
+         *     - `CURRENT_PASSWORD_INCORRECT` (`updateCurrentUser`): the current password is wrong.
+         */
+        Forbidden: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description `HEADERS_TOO_LARGE`: the request line and headers together are over 16 KiB (a long
+         *     URL or query string included); no operation was run. Any operation can be
+         *     answered so. The connection is then closed (`Connection: close`).
+         */
+        HeadersTooLarge: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description `INVALID_CREDENTIALS`: the email is unknown or the password is wrong (the
+         *     answer does not say which).
+         *
+         *     `WWW-Authenticate: Login`: the credentials travel in the body, where no HTTP
+         *     authentication scheme applies, so the challenge is a scheme of this API's own
+         *     that says to sign in with `login` (see the header). It opens no browser dialog.
+         */
+        InvalidCredentials: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                "WWW-Authenticate": components["headers"]["WWWAuthenticateLogin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description `MALFORMED_REQUEST`: the request is not valid HTTP, and no operation was run: a
+         *     request line or header that cannot be parsed, a body whose chunked framing is
+         *     broken or whose chunk extensions are over 16 KiB, or an HTTP/1.1 request without
+         *     a `Host` header. Any operation can be answered so. When the request could not be
+         *     read to its end, the connection is then closed (`Connection: close`), after the
+         *     answers to the requests sent before it on that connection.
+         */
+        MalformedRequest: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description The resource does not exist, or the caller may not know it exists.
+         *     `POST_NOT_FOUND`, `COMMENT_NOT_FOUND`, `CATEGORY_NOT_FOUND`,
+         *     `USER_NOT_FOUND`, `IMAGE_NOT_FOUND` or `THUMBNAIL_NOT_FOUND`, as the
+         *     operation says.
+         */
+        NotFound: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The client's copy is current (`If-None-Match` matched). No body. */
+        NotModified: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description `PAYLOAD_TOO_LARGE`: the body is over the limit (1 MiB for JSON, 5 MiB by default for an image). */
+        PayloadTooLarge: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `PRECONDITION_FAILED`: the post changed since the `ETag` sent as `If-Match`; read it again. */
+        PreconditionFailed: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description `REFRESH_TOKEN_INVALID`: the refresh token is unknown, expired, revoked or
+         *     already used (reuse revokes the whole session). Sign in again.
+         *
+         *     `WWW-Authenticate: Login`: the refresh token travels in the body, where no HTTP
+         *     authentication scheme applies (`Bearer` would tell the client to send an access
+         *     token, which this operation does not take), so the challenge is a scheme of this
+         *     API's own that says what to do now: sign in with `login` (see the header).
+         */
+        RefreshTokenInvalid: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                "WWW-Authenticate": components["headers"]["WWWAuthenticateLogin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description `REQUEST_TIMEOUT`: the whole request, headers and body, was not received within
+         *     30 seconds; no operation was run (or, for an upload, it stopped reading). Any
+         *     operation can be answered so. The connection is then closed (`Connection: close`).
+         */
+        RequestTimeout: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description `SERVICE_UNAVAILABLE`: a dependency is down, or the instance is overloaded.
+         *     `details` has one entry per failing component, whose `path` is the
+         *     component's name (`database`, `queue`, `server` when overloaded, `images`
+         *     when too many uploads wait to be decoded). Retry after `Retry-After` seconds.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description `RATE_LIMITED`: too many attempts from this client address or for this
+         *     account, or too many uploads by this user (in the hour, or at once).
+         *     Wait `Retry-After` seconds.
+         */
+        TooManyRequests: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description The caller is not authenticated.
+         *     - `UNAUTHENTICATED`: no access token was sent: no `Authorization` header, or one of
+         *       another scheme (`Basic`, …), which is read as none. `WWW-Authenticate: Bearer`.
+         *     - `TOKEN_EXPIRED`: the access token expired; refresh it with `refreshSession`.
+         *     - `TOKEN_INVALID`: bad signature, algorithm, issuer or audience, or not a JWT.
+         *     - `SESSION_REVOKED`: the session ended (logout, reuse detection, password
+         *       change) or the account no longer exists; sign in again.
+         *
+         *     The last three carry `WWW-Authenticate: Bearer error="invalid_token"`.
+         */
+        Unauthorized: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description A failure on the server's side. No internals are disclosed; quote
+         *     `meta.requestId` when reporting it.
+         *     - `500 INTERNAL_ERROR`: an unexpected error.
+         *     - `501 NOT_IMPLEMENTED`: the operation is specified but not implemented yet.
+         *     - `503 SERVICE_UNAVAILABLE`: a dependency (database, queue) is down, or the
+         *       instance is overloaded (its event loop lags); `details` names the component
+         *       (`database`, `queue`, `server`). Sent with `Retry-After`; the request
+         *       failed fast and may be retried.
+         */
+        UnexpectedError: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description The request is well-formed but cannot be carried out.
+         *     - `CATEGORY_NOT_FOUND` (`createPost`, `updatePost`): an entry of
+         *       `categoryIds` names no category; `details` point at it.
+         *     - `PARENT_COMMENT_INVALID` (`createComment`): `parentId` is not a top-level
+         *       comment of the same post.
+         *     - `IMAGE_TOO_MANY_PIXELS` (`uploadPostThumbnail`): the image has more pixels
+         *       than allowed (40 megapixels by default), or decoding it would take more
+         *       memory than allowed (160 MB by default, estimated from its header for its
+         *       format, channels and bit depth).
+         *     - `IMAGE_INVALID` (`uploadPostThumbnail`): the file cannot be decoded.
+         *     - `IMAGE_BAD_DIMENSIONS` (`uploadPostThumbnail`): the image's longer side is
+         *       more than 20 times its shorter one by default.
+         *     - `IMAGE_METADATA_TOO_LARGE` (`uploadPostThumbnail`): the image carries more
+         *       than 64 metadata blocks, or more than 1 MiB of metadata (compressed blocks
+         *       counted once inflated).
+         */
+        UnprocessableContent: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description - `UNSUPPORTED_MEDIA_TYPE`: the body's `Content-Type` is not the one the
+         *       operation takes (`application/json`, or `multipart/form-data` for uploads).
+         *       An operation that takes no body (the DELETEs) ignores a JSON or text one and
+         *       refuses others.
+         *     - `IMAGE_UNSUPPORTED_TYPE` (`uploadPostThumbnail`): the file's bytes are not
+         *       one of the accepted formats (JPEG, PNG, WebP, GIF or AVIF unless the operator
+         *       accepts fewer).
+         */
+        UnsupportedMediaType: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+    };
     parameters: {
-      query?: {
+        /** @description The category's id. */
+        CategoryId: string;
+        /** @description The comment's id. */
+        CommentId: string;
         /**
          * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
          *     back unchanged with the same filters. Opaque (base64url); a cursor that does
          *     not decode is `400` on `/query/cursor`. Absent: the first page.
          */
-        cursor?: components['parameters']['Cursor']
-        /** @description The largest number of items on the page. */
-        limit?: components['parameters']['Limit']
-      }
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description A page of categories. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['CategoryListEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      408: components['responses']['RequestTimeout']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  createCategory: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateCategoryRequest']
-      }
-    }
-    responses: {
-      /** @description The category was created. */
-      201: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['CategoryEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      403: components['responses']['Forbidden']
-      408: components['responses']['RequestTimeout']
-      409: components['responses']['Conflict']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  deleteCategory: {
-    parameters: {
-      query?: never
-      header?: never
-      path: {
-        /** @description The category's id. */
-        id: components['parameters']['CategoryId']
-      }
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description The category was deleted. No body. */
-      204: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content?: never
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      403: components['responses']['Forbidden']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      409: components['responses']['Conflict']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  updateCategory: {
-    parameters: {
-      query?: never
-      header?: never
-      path: {
-        /** @description The category's id. */
-        id: components['parameters']['CategoryId']
-      }
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateCategoryRequest']
-      }
-    }
-    responses: {
-      /** @description The updated category. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['CategoryEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      403: components['responses']['Forbidden']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      409: components['responses']['Conflict']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  deleteComment: {
-    parameters: {
-      query?: never
-      header?: never
-      path: {
-        /** @description The comment's id. */
-        id: components['parameters']['CommentId']
-      }
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description The comment (and its replies) were deleted. No body. */
-      204: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content?: never
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      403: components['responses']['Forbidden']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  updateComment: {
-    parameters: {
-      query?: never
-      header?: never
-      path: {
-        /** @description The comment's id. */
-        id: components['parameters']['CommentId']
-      }
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateCommentRequest']
-      }
-    }
-    responses: {
-      /** @description The updated comment. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['CommentEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      403: components['responses']['Forbidden']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  getHealth: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description The service and all its dependencies are up. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['HealthEnvelope']
-        }
-      }
-      400: components['responses']['MalformedRequest']
-      408: components['responses']['RequestTimeout']
-      431: components['responses']['HeadersTooLarge']
-      503: components['responses']['ServiceUnavailable']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  getImage: {
-    parameters: {
-      query?: never
-      header?: {
+        Cursor: string;
+        /**
+         * @description The `ETag` of the post as last read. When the post has changed since, the
+         *     request is refused with `412 PRECONDITION_FAILED` and nothing changes.
+         */
+        IfMatch: string;
         /** @description An `ETag` received earlier; when it still matches, the answer is `304` with no body. */
-        'If-None-Match'?: components['parameters']['IfNoneMatch']
-      }
-      path: {
+        IfNoneMatch: string;
         /**
          * @description The image's key: the lowercase hex SHA-256 of the stored bytes, a dot, and
          *     the extension of its format (`webp`, `jpg`, `png`, `gif` or `avif`). Taken
          *     from a `thumbnail.sizes[].url`; never built by clients.
          */
-        key: components['parameters']['ImageKey']
-      }
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description The image bytes, with the content type they were stored with. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          'Cache-Control': components['headers']['ImmutableCacheControl']
-          ETag: components['headers']['ETag']
-          [name: string]: unknown
-        }
-        content: {
-          'image/avif': Blob
-          'image/gif': Blob
-          'image/jpeg': Blob
-          'image/png': Blob
-          'image/webp': Blob
-        }
-      }
-      /** @description The client's copy is current (`If-None-Match` matched). No body. */
-      304: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          'Cache-Control': components['headers']['ImmutableCacheControl']
-          ETag: components['headers']['ETag']
-          [name: string]: unknown
-        }
-        content?: never
-      }
-      400: components['responses']['BadRequest']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  login: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['LoginRequest']
-      }
-    }
-    responses: {
-      /** @description Signed in; the body holds the new session's tokens and the user. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['TokenPairEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['InvalidCredentials']
-      408: components['responses']['RequestTimeout']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      429: components['responses']['TooManyRequests']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  logout: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['LogoutRequest']
-      }
-    }
-    responses: {
-      /** @description The session (or all sessions) ended. No body. */
-      204: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content?: never
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      408: components['responses']['RequestTimeout']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  getCurrentUser: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description The signed-in user. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['UserEnvelope']
-        }
-      }
-      400: components['responses']['MalformedRequest']
-      401: components['responses']['Unauthorized']
-      408: components['responses']['RequestTimeout']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  updateCurrentUser: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateCurrentUserRequest']
-      }
-    }
-    responses: {
-      /** @description The updated user. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['UserEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      403: components['responses']['Forbidden']
-      408: components['responses']['RequestTimeout']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      429: components['responses']['TooManyRequests']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  getMetrics: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description The metrics, in the Prometheus text format 0.0.4. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'text/plain': string
-        }
-      }
-      400: components['responses']['MalformedRequest']
-      408: components['responses']['RequestTimeout']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  ping: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description The service is up. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['PingEnvelope']
-        }
-      }
-      400: components['responses']['MalformedRequest']
-      408: components['responses']['RequestTimeout']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  listPosts: {
-    parameters: {
-      query?: {
-        /** @description Only posts written by this user. */
-        author?: string
-        /**
-         * @description Only posts filed in this category, given by id or by slug (`travel`). An id is
-         *     read in either case, as everywhere; a slug is lower case.
-         */
-        category?: string
-        /**
-         * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
-         *     back unchanged with the same filters. Opaque (base64url); a cursor that does
-         *     not decode is `400` on `/query/cursor`. Absent: the first page.
-         */
-        cursor?: components['parameters']['Cursor']
+        ImageKey: string;
         /** @description The largest number of items on the page. */
-        limit?: components['parameters']['Limit']
-        /**
-         * @description Full-text search in titles and bodies (`alpine huts`; PostgreSQL text search, English; web
-         *     search syntax: `"a phrase"`, `or`, `-word` to exclude). Two `-` in a row cancel out;
-         *     a run of more than 16 counts as one or two, by parity.
-         *     Posts are indexed as written, but for text no reader searches for, cut so that
-         *     indexing stays linear in its length: a run of more than 64 characters without white
-         *     space, or with more than 16 that are no letter or digit, or with a second `@`, is
-         *     indexed in pieces; and HTML tags and comments are indexed as plain text.
-         */
-        q?: string
-        /**
-         * @description Only posts with this status (default `published`). For anyone but an
-         *     admin, `draft` and `scheduled` list the caller's own posts only.
-         */
-        status?: components['schemas']['PostStatus']
-      }
-      header?: {
-        /** @description An `ETag` received earlier; when it still matches, the answer is `304` with no body. */
-        'If-None-Match'?: components['parameters']['IfNoneMatch']
-      }
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description A page of posts. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          ETag: components['headers']['ETag']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['PostListEnvelope']
-        }
-      }
-      304: components['responses']['NotModified']
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      408: components['responses']['RequestTimeout']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  createPost: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreatePostRequest']
-      }
-    }
-    responses: {
-      /** @description The post was created. */
-      201: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          ETag: components['headers']['ETag']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['PostEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      408: components['responses']['RequestTimeout']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      422: components['responses']['UnprocessableContent']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  getPost: {
-    parameters: {
-      query?: never
-      header?: {
-        /** @description An `ETag` received earlier; when it still matches, the answer is `304` with no body. */
-        'If-None-Match'?: components['parameters']['IfNoneMatch']
-      }
-      path: {
+        Limit: number;
         /** @description The post's id. */
-        id: components['parameters']['PostId']
-      }
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description The post. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          ETag: components['headers']['ETag']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['PostEnvelope']
-        }
-      }
-      304: components['responses']['NotModified']
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  deletePost: {
-    parameters: {
-      query?: never
-      header?: {
-        /**
-         * @description The `ETag` of the post as last read. When the post has changed since, the
-         *     request is refused with `412 PRECONDITION_FAILED` and nothing changes.
-         */
-        'If-Match'?: components['parameters']['IfMatch']
-      }
-      path: {
-        /** @description The post's id. */
-        id: components['parameters']['PostId']
-      }
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description The post was deleted. No body. */
-      204: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content?: never
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      403: components['responses']['Forbidden']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      412: components['responses']['PreconditionFailed']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  updatePost: {
-    parameters: {
-      query?: never
-      header?: {
-        /**
-         * @description The `ETag` of the post as last read. When the post has changed since, the
-         *     request is refused with `412 PRECONDITION_FAILED` and nothing changes.
-         */
-        'If-Match'?: components['parameters']['IfMatch']
-      }
-      path: {
-        /** @description The post's id. */
-        id: components['parameters']['PostId']
-      }
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdatePostRequest']
-      }
-    }
-    responses: {
-      /** @description The updated post, with its new `ETag`. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          ETag: components['headers']['ETag']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['PostEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      403: components['responses']['Forbidden']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      412: components['responses']['PreconditionFailed']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      422: components['responses']['UnprocessableContent']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  listComments: {
-    parameters: {
-      query?: {
-        /**
-         * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
-         *     back unchanged with the same filters. Opaque (base64url); a cursor that does
-         *     not decode is `400` on `/query/cursor`. Absent: the first page.
-         */
-        cursor?: components['parameters']['Cursor']
-        /** @description The largest number of items on the page. */
-        limit?: components['parameters']['Limit']
-      }
-      header?: never
-      path: {
-        /** @description The post's id. */
-        id: components['parameters']['PostId']
-      }
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description A page of comments. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['CommentListEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  createComment: {
-    parameters: {
-      query?: never
-      header?: never
-      path: {
-        /** @description The post's id. */
-        id: components['parameters']['PostId']
-      }
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateCommentRequest']
-      }
-    }
-    responses: {
-      /** @description The comment was created. */
-      201: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['CommentEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      409: components['responses']['Conflict']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      422: components['responses']['UnprocessableContent']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  uploadPostThumbnail: {
-    parameters: {
-      query?: never
-      header?: never
-      path: {
-        /** @description The post's id. */
-        id: components['parameters']['PostId']
-      }
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'multipart/form-data': components['schemas']['ThumbnailUploadRequest']
-      }
-    }
-    responses: {
-      /** @description The post with its new thumbnail. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          ETag: components['headers']['ETag']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['PostEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      403: components['responses']['Forbidden']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      422: components['responses']['UnprocessableContent']
-      429: components['responses']['TooManyRequests']
-      431: components['responses']['HeadersTooLarge']
-      503: components['responses']['ServiceUnavailable']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  deletePostThumbnail: {
-    parameters: {
-      query?: never
-      header?: never
-      path: {
-        /** @description The post's id. */
-        id: components['parameters']['PostId']
-      }
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description The thumbnail was removed. No body. */
-      204: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content?: never
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      403: components['responses']['Forbidden']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  refreshSession: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['RefreshRequest']
-      }
-    }
-    responses: {
-      /** @description A new token pair for the same session. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['TokenPairEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['RefreshTokenInvalid']
-      408: components['responses']['RequestTimeout']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  register: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['RegisterRequest']
-      }
-    }
-    responses: {
-      /** @description The account was created; the body holds the new session's tokens and the user. */
-      201: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['TokenPairEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      408: components['responses']['RequestTimeout']
-      409: components['responses']['Conflict']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      429: components['responses']['TooManyRequests']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  listUsers: {
-    parameters: {
-      query?: {
-        /**
-         * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
-         *     back unchanged with the same filters. Opaque (base64url); a cursor that does
-         *     not decode is `400` on `/query/cursor`. Absent: the first page.
-         */
-        cursor?: components['parameters']['Cursor']
-        /** @description The largest number of items on the page. */
-        limit?: components['parameters']['Limit']
-        /** @description Only users with this role. */
-        role?: components['schemas']['Role']
-      }
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description A page of users. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['UserListEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      403: components['responses']['Forbidden']
-      408: components['responses']['RequestTimeout']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
-  updateUser: {
-    parameters: {
-      query?: never
-      header?: never
-      path: {
+        PostId: string;
         /** @description The user's id. */
-        id: components['parameters']['UserId']
-      }
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateUserRequest']
-      }
-    }
-    responses: {
-      /** @description The updated user. */
-      200: {
-        headers: {
-          'API-Version': components['headers']['ApiVersion']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['UserEnvelope']
-        }
-      }
-      400: components['responses']['BadRequest']
-      401: components['responses']['Unauthorized']
-      403: components['responses']['Forbidden']
-      404: components['responses']['NotFound']
-      408: components['responses']['RequestTimeout']
-      413: components['responses']['PayloadTooLarge']
-      415: components['responses']['UnsupportedMediaType']
-      431: components['responses']['HeadersTooLarge']
-      default: components['responses']['UnexpectedError']
-    }
-  }
+        UserId: string;
+    };
+    requestBodies: never;
+    headers: {
+        /**
+         * @description The version of this contract (`info.version`, semantic versioning) the
+         *     server implements; sent on every response, errors included.
+         */
+        ApiVersion: string;
+        /**
+         * @description Entity tag of the representation (RFC 9110): send it back as `If-None-Match`
+         *     to revalidate, or as `If-Match` to make a write conditional.
+         */
+        ETag: string;
+        /** @description Caching policy; images never change, so they may be cached for a year. */
+        ImmutableCacheControl: "public, max-age=31536000, immutable";
+        /** @description Requests allowed in the current window. */
+        RateLimitLimit: number;
+        /** @description Requests left in the current window. */
+        RateLimitRemaining: number;
+        /** @description Seconds until the current window ends. */
+        RateLimitReset: number;
+        /** @description Seconds to wait before trying again. */
+        RetryAfter: number;
+        /**
+         * @description The challenge of a refused access token (RFC 9110 §11.6.1, RFC 6750 §3):
+         *     `Bearer` when none was sent (no `error` attribute, as RFC 6750 §3.1 says for
+         *     a request without credentials), `Bearer error="invalid_token"` when the one sent
+         *     was refused (malformed, badly signed, expired, or its session ended).
+         */
+        WWWAuthenticate: string;
+        /**
+         * @description The challenge of refused credentials sent in the body: `Login`. `login` takes an
+         *     email and a password, and `refreshSession` a refresh token, in the JSON body,
+         *     which no registered HTTP authentication scheme describes; RFC 9110 §11.6.1
+         *     still requires a challenge on every 401. `Login` is a scheme of this API's own
+         *     and says what to do: sign in with `login` (after a refused refresh token too,
+         *     since the session is over). No browser knows it, so none opens a password
+         *     dialog, as `Basic` would make it do; never send it in `Authorization`.
+         */
+        WWWAuthenticateLogin: string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
+                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description The largest number of items on the page. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of categories. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCategoryRequest"];
+            };
+        };
+        responses: {
+            /** @description The category was created. */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The category's id. */
+                id: components["parameters"]["CategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category was deleted. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The category's id. */
+                id: components["parameters"]["CategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCategoryRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated category. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The comment's id. */
+                id: components["parameters"]["CommentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The comment (and its replies) were deleted. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The comment's id. */
+                id: components["parameters"]["CommentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCommentRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated comment. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service and all its dependencies are up. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthEnvelope"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An `ETag` received earlier; when it still matches, the answer is `304` with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The image's key: the lowercase hex SHA-256 of the stored bytes, a dot, and
+                 *     the extension of its format (`webp`, `jpg`, `png`, `gif` or `avif`). Taken
+                 *     from a `thumbnail.sizes[].url`; never built by clients.
+                 */
+                key: components["parameters"]["ImageKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image bytes, with the content type they were stored with. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    "Cache-Control": components["headers"]["ImmutableCacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/avif": Blob;
+                    "image/gif": Blob;
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/webp": Blob;
+                };
+            };
+            /** @description The client's copy is current (`If-None-Match` matched). No body. */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    "Cache-Control": components["headers"]["ImmutableCacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the body holds the new session's tokens and the user. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenPairEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LogoutRequest"];
+            };
+        };
+        responses: {
+            /** @description The session (or all sessions) ended. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed-in user. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCurrentUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated user. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, in the Prometheus text format 0.0.4. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service is up. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PingEnvelope"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listPosts: {
+        parameters: {
+            query?: {
+                /** @description Only posts written by this user. */
+                author?: string;
+                /**
+                 * @description Only posts filed in this category, given by id or by slug (`travel`). An id is
+                 *     read in either case, as everywhere; a slug is lower case.
+                 */
+                category?: string;
+                /**
+                 * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
+                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description The largest number of items on the page. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Full-text search in titles and bodies (`alpine huts`; PostgreSQL text search, English; web
+                 *     search syntax: `"a phrase"`, `or`, `-word` to exclude). Two `-` in a row cancel out;
+                 *     a run of more than 16 counts as one or two, by parity.
+                 *     Posts are indexed as written, but for text no reader searches for, cut so that
+                 *     indexing stays linear in its length: a run of more than 64 characters without white
+                 *     space, or with more than 16 that are no letter or digit, or with a second `@`, is
+                 *     indexed in pieces; and HTML tags and comments are indexed as plain text.
+                 */
+                q?: string;
+                /**
+                 * @description Only posts with this status (default `published`). For anyone but an
+                 *     admin, `draft` and `scheduled` list the caller's own posts only.
+                 */
+                status?: components["schemas"]["PostStatus"];
+            };
+            header?: {
+                /** @description An `ETag` received earlier; when it still matches, the answer is `304` with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of posts. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostListEnvelope"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePostRequest"];
+            };
+        };
+        responses: {
+            /** @description The post was created. */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An `ETag` received earlier; when it still matches, the answer is `304` with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostEnvelope"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deletePost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of the post as last read. When the post has changed since, the
+                 *     request is refused with `412 PRECONDITION_FAILED` and nothing changes.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post was deleted. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updatePost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of the post as last read. When the post has changed since, the
+                 *     request is refused with `412 PRECONDITION_FAILED` and nothing changes.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePostRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated post, with its new `ETag`. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listComments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
+                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description The largest number of items on the page. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of comments. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCommentRequest"];
+            };
+        };
+        responses: {
+            /** @description The comment was created. */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    uploadPostThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ThumbnailUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description The post with its new thumbnail. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deletePostThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thumbnail was removed. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    refreshSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefreshRequest"];
+            };
+        };
+        responses: {
+            /** @description A new token pair for the same session. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenPairEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["RefreshTokenInvalid"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            /** @description The account was created; the body holds the new session's tokens and the user. */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenPairEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
+                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description The largest number of items on the page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Only users with this role. */
+                role?: components["schemas"]["Role"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated user. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
 }
