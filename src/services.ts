@@ -27,6 +27,7 @@ import { cancelPublication, enqueuePublication } from './jobs/publish-post.ts'
 import { enqueueImageSweep } from './jobs/sweep-images.ts'
 import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
 import { addImageWorkMetrics } from './metrics/image-work-metrics.ts'
+import { addListCacheMetrics } from './metrics/list-cache-metrics.ts'
 import { addPostCacheMetrics } from './metrics/post-cache-metrics.ts'
 import { makeMetrics, type Metrics } from './metrics/metrics.ts'
 import type { Queue } from './queue/queue.ts'
@@ -93,6 +94,7 @@ export function makeServices({ config, database, queue, version, log, signAccess
     maxBytes: Math.floor(config.postCacheMaxBytes / 4),
     ttlMs: config.postCacheTtlSeconds * 1000,
   })
+  addListCacheMetrics(metrics, listCache.stats)
   const caches = [postCache, listCache]
   // On PostgreSQL every instance's caches hear of every write: NOTIFY by the writer, LISTEN by all.
   const listGeneration = makeListGeneration(prisma)
