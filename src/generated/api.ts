@@ -250,7 +250,8 @@ export interface paths {
          *     (`blog_queue_jobs`), the database connection pool (`blog_db_pool_connections`),
          *     the `GET /posts/{id}` cache (`blog_post_cache_hits_total`,
          *     `blog_post_cache_misses_total`, `blog_post_cache_evictions_total`,
-         *     `blog_post_cache_entries`, `blog_post_cache_bytes`), and the process (memory,
+         *     `blog_post_cache_entries`, `blog_post_cache_bytes`), the cache of public
+         *     `listPosts` pages (the same five as `blog_list_cache_*`), and the process (memory,
          *     CPU, event-loop lag). Each instance reports its own; Prometheus sums across
          *     instances. Still answered when the instance is overloaded, so its lag can be seen.
          */
