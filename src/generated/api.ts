@@ -852,7 +852,7 @@ export interface components {
             time: string;
             /**
              * @description The version of this contract the server implements (`info.version`).
-             * @example 1.0.0
+             * @example 1.1.0
              */
             version: string;
         };
