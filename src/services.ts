@@ -27,8 +27,7 @@ import { cancelPublication, enqueuePublication } from './jobs/publish-post.ts'
 import { enqueueImageSweep } from './jobs/sweep-images.ts'
 import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
 import { addImageWorkMetrics } from './metrics/image-work-metrics.ts'
-import { addListCacheMetrics } from './metrics/list-cache-metrics.ts'
-import { addPostCacheMetrics } from './metrics/post-cache-metrics.ts'
+import { addCacheMetrics } from './metrics/cache-metrics.ts'
 import { makeMetrics, type Metrics } from './metrics/metrics.ts'
 import type { Queue } from './queue/queue.ts'
 
@@ -86,7 +85,11 @@ export function makeServices({ config, database, queue, version, log, signAccess
     maxBytes: config.postCacheMaxBytes,
     ttlMs: config.postCacheTtlSeconds * 1000,
   })
-  addPostCacheMetrics(metrics, postCache.stats)
+  addCacheMetrics(
+    metrics,
+    { prefix: 'blog_post_cache', reads: 'GET /posts/{id} reads', entries: 'posts' },
+    postCache.stats,
+  )
   // Public list pages: a quarter of the post cache's bytes, since a page holds up to a hundred
   // posts; on and off with it (the benchmark's baseline turns both off).
   const listCache = makeListCache({
@@ -94,7 +97,11 @@ export function makeServices({ config, database, queue, version, log, signAccess
     maxBytes: Math.floor(config.postCacheMaxBytes / 4),
     ttlMs: config.postCacheTtlSeconds * 1000,
   })
-  addListCacheMetrics(metrics, listCache.stats)
+  addCacheMetrics(
+    metrics,
+    { prefix: 'blog_list_cache', reads: 'Public listPosts pages', entries: 'list pages' },
+    listCache.stats,
+  )
   const caches = [postCache, listCache]
   // On PostgreSQL every instance's caches hear of every write: NOTIFY by the writer, LISTEN by all.
   const listGeneration = makeListGeneration(prisma)
