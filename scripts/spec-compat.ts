@@ -178,6 +178,31 @@ function renamedPathParameters(before: object, after: object): string[] {
     )
 }
 
+/** What may follow a path in a path item: the end of a path that has dots of its own (`/feed.atom`). */
+const PATH_ITEM_KEYS = new Set([
+  'get',
+  'put',
+  'post',
+  'delete',
+  'options',
+  'head',
+  'patch',
+  'trace',
+  'parameters',
+  'servers',
+  'summary',
+  'description',
+])
+
+/** A change's dotted path as segments again, a URL path with dots in it kept whole. */
+function segmentsOf(path: string): string[] {
+  const parts = path.split('.')
+  if (parts[0] !== 'paths') return parts
+  let end = 2
+  while (end < parts.length && !PATH_ITEM_KEYS.has(parts[end]!)) end++
+  return ['paths', parts.slice(1, end).join('.'), ...parts.slice(end)]
+}
+
 /**
  * The breaking changes at their source: a change inside a component is reported by api-smart-diff
  * wherever a `$ref` leads to it (every response of every operation, for the error envelope), and
@@ -206,7 +231,7 @@ export function atSource(changes: string[], before: object, after: object): stri
   }
   const located = changes.map((change) => {
     const [action, path] = change.split(' ', 2) as [string, string]
-    const source = viaRef(before, path.split('.')) ?? viaRef(after, path.split('.'))
+    const source = viaRef(before, segmentsOf(path)) ?? viaRef(after, segmentsOf(path))
     return source ? `${action} ${source}${change.slice(action.length + 1 + path.length)}` : change
   })
   return [...new Set(located)]

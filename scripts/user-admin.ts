@@ -5,6 +5,7 @@
 // sessions end). Without: the registered account keeps its own password, with a warning.
 // Uses the configured database (DATABASE_URL, or the embedded one under DATA_DIR).
 import { existsSync } from 'node:fs'
+import { makeAccountDeletionStore } from '../src/auth/account-deletion-store.ts'
 import { makeAccountStore } from '../src/auth/account-store.ts'
 import { ADMIN_GRANT_MESSAGES, makeAuthService } from '../src/auth/auth-service.ts'
 import { makePasswordHasher } from '../src/auth/passwords.ts'
@@ -31,6 +32,7 @@ const passwords = makePasswordHasher(config.bcryptCost)
 try {
   const auth = makeAuthService({
     store: makeAccountStore(database.prisma),
+    deletions: makeAccountDeletionStore(database.prisma),
     passwords,
     config,
     // Promotion starts no session and registers nobody.
@@ -38,6 +40,7 @@ try {
       throw new Error('no tokens are issued here')
     },
     onRegistered: async () => {},
+    onEmailChanged: async () => {},
   })
   const password = config.adminEmail?.toLowerCase() === email.toLowerCase() ? config.adminPassword : null
   const { created, outcome } = await auth.ensureAdmin(email, password)

@@ -15,6 +15,7 @@ import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
 import { handleError, installErrorHandler } from './http/error-handler.ts'
 import { registerJsonBodies } from './http/json-body.ts'
 import { makeLoginLimits, type LoginLimits } from './http/login-limits.ts'
+import { makeAccountMailLimits, type AccountMailLimits } from './http/account-mail-limits.ts'
 import { installNotFoundHandler } from './http/not-found.ts'
 import { registerLingeringClose } from './http/lingering-close.ts'
 import { registerOverloadGuard } from './http/overload.ts'
@@ -33,7 +34,7 @@ import { loadSpec, type OpenApiDocument } from './spec.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    services: Services & { loginLimits: LoginLimits }
+    services: Services & { loginLimits: LoginLimits; accountMailLimits: AccountMailLimits }
   }
 }
 
@@ -137,6 +138,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     })
     app.addHook('onClose', built.close)
     services = built.services
+    if (config.databaseUrl !== null && !config.publicUrlGiven)
+      // Each instance of a fleet would then link to itself: feed ids, ETags and links would differ.
+      app.log.warn(
+        { publicUrl: config.publicUrl },
+        "PUBLIC_URL is not set: the Atom feed's links and id use this instance's own address; set it to the one clients use",
+      )
     await prepareData(services, app.log)
     const jobs = await startJobs(queue, services, app.log, options.jobs)
     app.addHook('onClose', () => jobs.stop())
@@ -169,11 +176,11 @@ async function registerHttp(app: FastifyInstance, spec: OpenApiDocument, service
   observeRequests(app, services.metrics)
   await registerJwt(app, config)
   const loginLimits = await makeLoginLimits(app, services.rateLimits, config)
-  app.decorate('services', { ...services, loginLimits })
+  const accountMailLimits = makeAccountMailLimits(services.rateLimits, config)
+  app.decorate('services', { ...services, loginLimits, accountMailLimits })
   // Measuring lag from here on: opening the database and migrating block the loop, but are not load.
-  await registerOverloadGuard(app, config)
+  registerOverloadGuard(app, config)
   await registerDocs(app, spec)
-  await registerMultipart(app, config)
   registerLingeringClose(app, config)
-  await registerOperations(app, spec, operations)
+  await registerOperations(app, spec, operations, (uploads) => registerMultipart(uploads, config))
 }

@@ -56,6 +56,28 @@ export interface Config {
   loginLimitWindowSeconds: number
   /** Registrations allowed per client address per hour. */
   registerLimitPerAddress: number
+  /** listSessions and revokeSession requests allowed per account, and per client address, in a minute. */
+  sessionsLimitPerAccount: number
+  sessionsLimitPerAddress: number
+  /** How long the token of an email verification link, and of a password reset link, works. */
+  emailVerificationTtlSeconds: number
+  passwordResetTtlSeconds: number
+  /** The links mailed, each with `{token}` where the token goes. */
+  emailVerificationUrl: string
+  passwordResetUrl: string
+  /** Where clients reach the service, without a trailing slash: the feed's links are absolute from it. */
+  publicUrl: string
+  /** Whether PUBLIC_URL was given: a fleet that relies on the default links to each instance. */
+  publicUrlGiven: boolean
+  /** The Atom feed's title, and its author's name. */
+  feedTitle: string
+  /** When true, unverified users may sign in and read, but not write posts, comments or thumbnails. */
+  requireVerifiedEmail: boolean
+  /** Verification and reset mails asked for per client address, and per recipient (account or email), per hour. */
+  accountMailLimitPerAddress: number
+  accountMailLimitPerRecipient: number
+  /** Verification and reset tokens presented per client address per hour. */
+  accountTokenLimitPerAddress: number
   shutdownTimeoutMs: number
   /** GET /posts/{id}'s in-process cache: 0 entries turns it off. */
   postCacheMaxEntries: number
@@ -128,6 +150,60 @@ function mailFrom(env: Env): string {
   if (!EMAIL.test(address))
     throw new ConfigError('MAIL_FROM', 'must be an email address, optionally as "Name <address>"', value)
   return value
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(name, 'must be true or false', raw)
+  return raw === 'true'
+}
+
+/**
+ * A link to mail: an http(s) URL with `{token}` where the token goes. Unset, it points at this
+ * service's own operation on the address it listens at; operators set it to their site's page,
+ * which posts the token to the API.
+ */
+function linkTemplate(env: Env, name: string, host: string, port: number, path: string): string {
+  const raw = text(env, name, null)
+  if (raw === null) return `${ownUrl(host, port)}${path}?token={token}`
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(raw.replaceAll('{token}', 'token'))
+  } catch {
+    // reported below
+  }
+  if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || !raw.includes('{token}'))
+    throw new ConfigError(name, 'must be an http(s) URL containing {token}', raw)
+  return raw
+}
+
+/** The address this service listens at, as a URL (any address: the loopback one). */
+function ownUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
+  return `http://${shown}:${port}`
+}
+
+/**
+ * The URL clients reach the service at, as a base for absolute links: http(s), perhaps with a path
+ * (behind a proxy at /api), no query or fragment; kept without a trailing slash. Unset, it is the
+ * address the service listens at, as for the links mailed.
+ */
+function publicUrl(env: Env, host: string, port: number): string {
+  const raw = text(env, 'PUBLIC_URL', null)
+  if (raw === null) return ownUrl(host, port)
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(raw)
+  } catch {
+    // reported below
+  }
+  const extra = raw.includes('?') || raw.includes('#') || parsed?.username !== '' || parsed?.password !== ''
+  if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || extra)
+    throw new ConfigError('PUBLIC_URL', 'must be an http(s) URL without query, fragment or credentials', raw)
+  let href = parsed.href
+  while (href.endsWith('/')) href = href.slice(0, -1)
+  return href
 }
 
 /** A comma-separated list of origins (`https://blog.example.com`), or `*` for any. */
@@ -258,9 +334,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminPassword !== null && Buffer.byteLength(adminPassword) > 72)
     throw new ConfigError('ADMIN_PASSWORD', 'must be at most 72 bytes in UTF-8', undefined)
 
+  const host = text(env, 'HOST', '127.0.0.1', 255)!
+  const port = integer(env, 'PORT', 3000, 0, 65535)
   return {
-    host: text(env, 'HOST', '127.0.0.1', 255)!,
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    host,
+    port,
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     databaseUrl,
     dataDir,
@@ -295,6 +373,19 @@ export function loadConfig(env: Env = process.env): Config {
     loginLimitPerAddress: integer(env, 'LOGIN_LIMIT_PER_ADDRESS', 50, 1, 1_000_000),
     loginLimitWindowSeconds: integer(env, 'LOGIN_LIMIT_WINDOW_SECONDS', 900, 1, 86_400),
     registerLimitPerAddress: integer(env, 'REGISTER_LIMIT_PER_ADDRESS', 20, 1, 1_000_000),
+    sessionsLimitPerAccount: integer(env, 'SESSIONS_LIMIT_PER_ACCOUNT', 60, 1, 100_000),
+    sessionsLimitPerAddress: integer(env, 'SESSIONS_LIMIT_PER_ADDRESS', 300, 1, 1_000_000),
+    emailVerificationTtlSeconds: integer(env, 'EMAIL_VERIFICATION_TTL_SECONDS', 86_400, 60, 30 * 86_400),
+    passwordResetTtlSeconds: integer(env, 'PASSWORD_RESET_TTL_SECONDS', 1800, 60, 86_400),
+    emailVerificationUrl: linkTemplate(env, 'EMAIL_VERIFICATION_URL', host, port, '/email-verification/confirm'),
+    passwordResetUrl: linkTemplate(env, 'PASSWORD_RESET_URL', host, port, '/password-reset/confirm'),
+    publicUrl: publicUrl(env, host, port),
+    publicUrlGiven: text(env, 'PUBLIC_URL', null) !== null,
+    feedTitle: text(env, 'FEED_TITLE', 'Blog', 200)!,
+    requireVerifiedEmail: flag(env, 'REQUIRE_VERIFIED_EMAIL', false),
+    accountMailLimitPerAddress: integer(env, 'ACCOUNT_MAIL_LIMIT_PER_ADDRESS', 20, 1, 1_000_000),
+    accountMailLimitPerRecipient: integer(env, 'ACCOUNT_MAIL_LIMIT_PER_RECIPIENT', 5, 1, 1000),
+    accountTokenLimitPerAddress: integer(env, 'ACCOUNT_TOKEN_LIMIT_PER_ADDRESS', 30, 1, 1_000_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
     postCacheMaxEntries: integer(env, 'POST_CACHE_MAX_ENTRIES', 10_000, 0, 1_000_000),
     postCacheMaxBytes: integer(env, 'POST_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 4 * 1024 * 1024 * 1024),

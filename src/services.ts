@@ -1,8 +1,12 @@
 // The services, each built once from the database, the queue and the configuration. Every store is
 // made here, once, and handed to the services that use it; so is every service another one needs.
+import { randomUUID } from 'node:crypto'
 import type { Logger } from './log.ts'
 import { makeAccountCleanup, type AccountCleanup } from './auth/account-cleanup.ts'
+import { makeAccountDeletionStore } from './auth/account-deletion-store.ts'
+import { makeAccountEmail, newLinkRequest, type AccountEmail } from './auth/account-email.ts'
 import { makeAccountStore } from './auth/account-store.ts'
+import { deleteUnusedTokensIn, makeAccountTokenStore } from './auth/account-token-store.ts'
 import { ADMIN_GRANT_MESSAGES, makeAuthService, type AuthService } from './auth/auth-service.ts'
 import { makePasswordHasher, type PasswordHasher } from './auth/passwords.ts'
 import { makeRateLimitStore, type RateLimitStore } from './auth/rate-limit-store.ts'
@@ -11,11 +15,16 @@ import { makeCategoryService, type CategoryService } from './content/categories.
 import { makeCategoryStore } from './content/category-store.ts'
 import { makeCommentService, type CommentService } from './content/comments.ts'
 import { makeCommentStore } from './content/comment-store.ts'
+import { makeFeedCache, makeFeedService, type FeedCache, type FeedService } from './content/feed.ts'
+import { makeHtmlBackfill, type HtmlBackfill } from './content/html/backfill.ts'
+import { makeHtmlRenderer } from './content/html/post-html.ts'
 import { makeImageStore } from './content/image-store.ts'
 import { makeListCache, type ListCache } from './content/list-cache.ts'
 import { makePostCache, type PostCache } from './content/post-cache.ts'
 import { makePostChanges } from './content/post-changes.ts'
 import { makePostStore } from './content/post-store.ts'
+import { makePostSlugStore } from './content/post-slug-store.ts'
+import { makeSlugCache, type SlugCache } from './content/slug-cache.ts'
 import { loadPost, makePostService, type PostService } from './content/posts.ts'
 import { makeThumbnailService, type ThumbnailService } from './content/thumbnails.ts'
 import { makeUploadRate } from './content/upload-rate.ts'
@@ -25,14 +34,20 @@ import { listenForInvalidations, notifyWith } from './db/post-invalidations.ts'
 import type { AccessClaims } from './auth/principal.ts'
 import { cancelPublication, enqueuePublication } from './jobs/publish-post.ts'
 import { enqueueImageSweep } from './jobs/sweep-images.ts'
+import { enqueueAccountEmail } from './jobs/account-email.ts'
 import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
 import { addImageWorkMetrics } from './metrics/image-work-metrics.ts'
 import { addCacheMetrics } from './metrics/cache-metrics.ts'
 import { makeMetrics, type Metrics } from './metrics/metrics.ts'
 import type { Queue } from './queue/queue.ts'
 
+/** Past this many posts changed by one account deletion, every cache is emptied instead of naming each. */
+const DELETED_ACCOUNT_POSTS_NAMED = 50
+
 /** Distinct public pages kept: the first pages of the front page, of each category and author. */
 const LIST_CACHE_MAX_ENTRIES = 2_000
+/** Feeds kept: all posts' and each category's, by id and by slug. */
+const FEED_CACHE_MAX_ENTRIES = 500
 
 export interface Services {
   config: Config
@@ -40,14 +55,24 @@ export interface Services {
   queue: Queue
   version: string
   auth: AuthService
+  /** Email verification and password reset. */
+  accountEmail: AccountEmail
   posts: PostService
+  /** getPostBySlug's slug → post id map, in front of postCache. */
+  slugCache: SlugCache
   /** GET /posts/{id}'s cache; its stats are for operators. */
   postCache: PostCache
   /** listPosts' cache of public pages; its stats are for operators. */
   listCache: ListCache
+  /** getFeed. */
+  feeds: FeedService
+  /** getFeed's cache of feeds; its stats are for operators. */
+  feedCache: FeedCache
   categories: CategoryService
   comments: CommentService
   thumbnails: ThumbnailService
+  /** Renders the html of posts that have none, which the render-posts job runs. */
+  postHtml: HtmlBackfill
   /** The account tables' clean-up, which the clean-up-accounts job runs. */
   accountCleanup: AccountCleanup
   /** The rate-limit counters in the database, which the login limits (http/) count with. */
@@ -73,8 +98,11 @@ export function makeServices({ config, database, queue, version, log, signAccess
   const { boss } = queue
   const stores = {
     accounts: makeAccountStore(prisma),
+    deletions: makeAccountDeletionStore(prisma, { databaseTimeoutMs: config.databaseTimeoutMs }),
+    accountTokens: makeAccountTokenStore(prisma),
     counters: makeRateLimitStore(prisma),
     posts: makePostStore(prisma, { databaseTimeoutMs: config.databaseTimeoutMs }),
+    postSlugs: makePostSlugStore(prisma),
     categories: makeCategoryStore(prisma),
     comments: makeCommentStore(prisma),
     images: makeImageStore(prisma),
@@ -90,6 +118,11 @@ export function makeServices({ config, database, queue, version, log, signAccess
     { prefix: 'blog_post_cache', reads: 'GET /posts/{id} reads', entries: 'posts' },
     postCache.stats,
   )
+  // Slug → post id for getPostBySlug, in front of the post cache: as many entries, on and off with it.
+  const slugCache = makeSlugCache(stores.postSlugs.find, {
+    maxEntries: config.postCacheMaxEntries,
+    ttlMs: config.postCacheTtlSeconds * 1000,
+  })
   // Public list pages: a quarter of the post cache's bytes, since a page holds up to a hundred
   // posts; on and off with it (the benchmark's baseline turns both off).
   const listCache = makeListCache({
@@ -102,25 +135,68 @@ export function makeServices({ config, database, queue, version, log, signAccess
     { prefix: 'blog_list_cache', reads: 'Public listPosts pages', entries: 'list pages' },
     listCache.stats,
   )
-  const caches = [postCache, listCache]
+  // Feeds: an eighth of the post cache's bytes (8 MiB by default: 16 feeds at their largest, see
+  // atom.ts; none larger than an eighth of that is kept), the same TTL, on and off with it.
+  const feedCache = makeFeedCache({
+    maxEntries: Math.min(config.postCacheMaxEntries, FEED_CACHE_MAX_ENTRIES),
+    maxBytes: Math.floor(config.postCacheMaxBytes / 8),
+    ttlMs: config.postCacheTtlSeconds * 1000,
+  })
+  addCacheMetrics(metrics, { prefix: 'blog_feed_cache', reads: 'getFeed reads', entries: 'feeds' }, feedCache.stats)
+  const caches = [postCache, listCache, feedCache]
   // On PostgreSQL every instance's caches hear of every write: NOTIFY by the writer, LISTEN by all.
   const listGeneration = makeListGeneration(prisma)
-  const changes = makePostChanges(caches, database.kind === 'postgres' ? notifyWith(prisma) : null, listGeneration, log)
+  const changes = makePostChanges(
+    [...caches, slugCache],
+    database.kind === 'postgres' ? notifyWith(prisma) : null,
+    listGeneration,
+    log,
+  )
   const listener =
     config.databaseUrl === null
       ? null
       : listenForInvalidations(config.databaseUrl, (message) => changes.received(message), log)
   const hasher = makePasswordHasher(config.bcryptCost)
+  const requestImageSweep = () => enqueueImageSweep(boss, log)
+  const passwordHasher = passwords?.(hasher) ?? hasher
+  const accountEmail = makeAccountEmail({
+    accounts: stores.accounts,
+    tokens: stores.accountTokens,
+    passwords: passwordHasher,
+    config,
+    enqueue: (id, job, sql) => enqueueAccountEmail(boss, id, job, sql && { executeSql: sql }),
+  })
   const auth = makeAuthService({
     store: stores.accounts,
-    passwords: passwords?.(hasher) ?? hasher,
+    deletions: stores.deletions,
+    passwords: passwordHasher,
     config,
     signAccessToken,
+    // The welcome mail carries the new address's verification link.
     onRegistered: (user, sql) =>
-      enqueueWelcomeEmail(boss, { userId: user.id, email: user.email, name: user.name }, { executeSql: sql }),
+      enqueueWelcomeEmail(
+        boss,
+        { userId: user.id, email: user.email, name: user.name, verification: newLinkRequest() },
+        { executeSql: sql },
+      ),
+    // Links mailed to the old address stop working; the new address gets its own.
+    onEmailChanged: async (change, sql) => {
+      await deleteUnusedTokensIn(sql, change.userId)
+      await enqueueAccountEmail(boss, randomUUID(), accountEmail.verificationJob(change.userId, change.newEmail), {
+        executeSql: sql,
+      })
+      await enqueueAccountEmail(boss, randomUUID(), { kind: 'email-changed', ...change }, { executeSql: sql })
+    },
     onRenamed: (userId) => changes.changed({ authorId: userId }),
+    // Their posts leave every page and cache (by author); the posts they commented on show a new count.
+    async onDeleted({ userId, commentedPostIds, releasedThumbnails }) {
+      await changes.changed({ authorId: userId })
+      if (commentedPostIds.length > DELETED_ACCOUNT_POSTS_NAMED) await changes.changedEverything()
+      else for (const postId of commentedPostIds) await changes.changed({ postId })
+      if (releasedThumbnails) await requestImageSweep()
+    },
   })
-  const requestImageSweep = () => enqueueImageSweep(boss, log)
+  const renderer = makeHtmlRenderer()
   const posts = makePostService({
     store: stores.posts,
     publications: {
@@ -129,9 +205,11 @@ export function makeServices({ config, database, queue, version, log, signAccess
     },
     requestImageSweep,
     cache: postCache,
+    slugs: slugCache,
     lists: listCache,
     listGeneration,
     changes,
+    html: renderer,
   })
   const uploads = makeUploadRate(stores.counters, config)
   const thumbnails = makeThumbnailService({
@@ -150,22 +228,35 @@ export function makeServices({ config, database, queue, version, log, signAccess
     queue,
     version,
     auth,
+    accountEmail,
     posts,
+    slugCache,
     postCache,
     listCache,
+    feeds: makeFeedService({
+      posts: stores.posts,
+      categories: stores.categories,
+      cache: feedCache,
+      listGeneration,
+      publicUrl: config.publicUrl,
+      title: config.feedTitle,
+    }),
+    feedCache,
     categories: makeCategoryService({ store: stores.categories, changes }),
     comments: makeCommentService({ store: stores.comments, posts, changes }),
     thumbnails,
+    postHtml: makeHtmlBackfill({ store: stores.posts, renderer, changes, log }),
     accountCleanup: makeAccountCleanup(stores),
     rateLimits: stores.counters,
     metrics,
   }
   return {
     services,
-    /** Closes what the services hold open: the LISTEN connection and the password hashing threads. */
+    /** Closes what the services hold open: the LISTEN connection, the password hashing and rendering threads. */
     async close() {
       await listener?.close()
       await hasher.close()
+      await renderer.close()
     },
   }
 }

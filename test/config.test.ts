@@ -175,3 +175,69 @@ t.test('image work bounds and the upload allowance', async (t) => {
   for (const [env, message] of cases)
     t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))
 })
+
+t.test('email verification and password reset: links, lifetimes, the requirement, the limits', async (t) => {
+  const defaults = loadConfig({ DATA_DIR: 'memory:', PORT: '8080' })
+  t.equal(defaults.emailVerificationUrl, 'http://127.0.0.1:8080/email-verification/confirm?token={token}')
+  t.equal(defaults.passwordResetUrl, 'http://127.0.0.1:8080/password-reset/confirm?token={token}')
+  t.match(defaults, {
+    emailVerificationTtlSeconds: 86_400,
+    passwordResetTtlSeconds: 1800,
+    requireVerifiedEmail: false,
+    accountMailLimitPerAddress: 20,
+    accountMailLimitPerRecipient: 5,
+    accountTokenLimitPerAddress: 30,
+  })
+  t.equal(loadConfig({ DATA_DIR: 'memory:', HOST: '::' }).passwordResetUrl.startsWith('http://127.0.0.1:3000/'), true)
+  t.equal(loadConfig({ DATA_DIR: 'memory:', HOST: '::1' }).passwordResetUrl.startsWith('http://[::1]:3000/'), true)
+  const given = loadConfig({
+    DATA_DIR: 'memory:',
+    PASSWORD_RESET_URL: 'https://blog.example/reset#t={token}',
+    REQUIRE_VERIFIED_EMAIL: 'true',
+  })
+  t.equal(given.passwordResetUrl, 'https://blog.example/reset#t={token}')
+  t.equal(given.requireVerifiedEmail, true)
+  for (const [env, message] of [
+    [
+      { PASSWORD_RESET_URL: 'https://blog.example/reset' },
+      /PASSWORD_RESET_URL must be an http\(s\) URL containing \{token\}/,
+    ],
+    [{ EMAIL_VERIFICATION_URL: 'ftp://x/{token}' }, /EMAIL_VERIFICATION_URL must be an http\(s\) URL/],
+    [{ EMAIL_VERIFICATION_URL: 'not a url {token}' }, /EMAIL_VERIFICATION_URL must be/],
+    [{ REQUIRE_VERIFIED_EMAIL: 'yes' }, /REQUIRE_VERIFIED_EMAIL must be true or false/],
+    [{ PASSWORD_RESET_TTL_SECONDS: '10' }, /PASSWORD_RESET_TTL_SECONDS must be an integer from 60 to 86400/],
+    [{ EMAIL_VERIFICATION_TTL_SECONDS: '0' }, /EMAIL_VERIFICATION_TTL_SECONDS must be an integer/],
+    [{ ACCOUNT_MAIL_LIMIT_PER_RECIPIENT: '0' }, /ACCOUNT_MAIL_LIMIT_PER_RECIPIENT must be an integer/],
+  ] as const) {
+    t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))
+  }
+})
+
+t.test("the feed's base URL: the address listened at unless PUBLIC_URL says; FEED_TITLE", async (t) => {
+  const defaults = loadConfig({ DATA_DIR: 'memory:', HOST: '0.0.0.0', PORT: '8080' })
+  t.equal(defaults.publicUrl, 'http://127.0.0.1:8080', 'as the links mailed: any address is the loopback one')
+  t.equal(defaults.feedTitle, 'Blog')
+  for (const [given, kept] of [
+    ['https://blog.example.org', 'https://blog.example.org'],
+    ['https://blog.example.org/', 'https://blog.example.org'],
+    ['https://blog.example.org/api//', 'https://blog.example.org/api'],
+    ['HTTP://Blog.Example.org:8443/Api', 'http://blog.example.org:8443/Api'],
+  ] as const) {
+    t.equal(loadConfig({ DATA_DIR: 'memory:', PUBLIC_URL: given }).publicUrl, kept, given)
+  }
+  t.equal(loadConfig({ DATA_DIR: 'memory:', FEED_TITLE: 'Notes & <Letters>' }).feedTitle, 'Notes & <Letters>')
+  for (const bad of [
+    'blog.example.org',
+    'ftp://blog.example.org',
+    'https://blog.example.org/?x=1',
+    'https://x/#a',
+    'https://u:p@x/',
+  ]) {
+    t.throws(
+      () => loadConfig({ DATA_DIR: 'memory:', PUBLIC_URL: bad }),
+      /PUBLIC_URL must be an http\(s\) URL without query, fragment or credentials/,
+      bad,
+    )
+  }
+  t.throws(() => loadConfig({ DATA_DIR: 'memory:', FEED_TITLE: 'x'.repeat(201) }), /FEED_TITLE must be at most 200/)
+})

@@ -1,6 +1,8 @@
 // Code an instance may never need is loaded when it is first needed, not at start-up, so it takes
 // no memory until then: the embedded database's (PGlite and its adapter, never on PostgreSQL) and
-// the image library's (sharp and libvips, with the first image).
+// the image library's (sharp and libvips, with the first image). The Markdown renderer and the
+// HTML sanitizer are never loaded by the thread that serves requests: they render on a worker
+// thread, started with the first write (src/content/html/post-html.ts).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { register } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -18,6 +20,10 @@ register('./helpers/resolve-log-hook.mjs', import.meta.url, { data: { log } })
 const resolved = () => readFileSync(log, 'utf8').split('\n')
 const embeddedCode = () => resolved().filter((url) => /\/(@electric-sql\/pglite|pglite-prisma-adapter)\//.test(url))
 const imageCode = () => resolved().filter((url) => /\/(sharp|@img)\//.test(url))
+const renderingCode = () =>
+  resolved().filter((url) =>
+    /\/(markdown-it|sanitize-html|htmlparser2|postcss)\/|\/content\/html\/markdown\.ts$/.test(url),
+  )
 
 /** A grey PNG, written by hand: the test's own helpers make images with sharp, which would load it here. */
 function greyPng(width: number, height: number): Buffer {
@@ -74,4 +80,19 @@ t.test('sharp is loaded with the first image, not before', async (t) => {
   const upload = await uploadThumbnail(app, post.id, author.auth, greyPng(400, 300), { contentType: 'image/png' })
   t.equal(upload.statusCode, 200, upload.body)
   t.not(imageCode().length, 0, 'the first image loaded it')
+})
+
+t.test('the Markdown renderer and the sanitizer stay off the thread that serves requests', async (t) => {
+  const { build } = await import('./helpers/build.ts')
+  const { registerUser } = await import('./helpers/accounts.ts')
+  const { createPost } = await import('./helpers/posts.ts')
+  const app = await build(t)
+  const author = await registerUser(app)
+  const post = await createPost(app, author, { body: 'Rendered *elsewhere*.' })
+  t.equal(post.html, '<p>Rendered <em>elsewhere</em>.</p>\n', 'the post was rendered')
+  t.same(renderingCode(), [], 'started, wrote and read a post: none of them loaded here')
+
+  // The hook sees them when this thread loads them: the check above cannot pass for want of seeing.
+  await import('../src/content/html/markdown.ts')
+  t.not(renderingCode().length, 0, 'loaded here, they show')
 })

@@ -35,7 +35,7 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
 
 /** A post as the API shows it, built in SQL from `p` (posts) joined with `u` (its author). */
 const POST_JSON = `json_build_object(
-  'id', p.id, 'title', p.title, 'body', p.body, 'excerpt', p.excerpt, 'status', p.status,
+  'id', p.id, 'title', p.title, 'body', p.body, 'html', coalesce(p.html, ''), 'excerpt', p.excerpt, 'status', p.status,
   'publishedAt', ${iso('p.published_at')},
   'author', json_build_object('id', u.id, 'name', u.name),
   'categories', coalesce((
@@ -45,7 +45,8 @@ const POST_JSON = `json_build_object(
     select json_build_object('sizes', json_agg(json_build_object(
       'width', i.width, 'height', i.height, 'url', '/images/' || i.key, 'contentType', i.content_type) order by i.width))
     from post_thumbnails t join images i on i.key = t.image_key where t.post_id = p.id having count(*) > 0),
-  'commentCount', p.comment_count, 'createdAt', ${iso('p.created_at')}, 'updatedAt', ${iso('p.updated_at')})`
+  'commentCount', p.comment_count, 'createdAt', ${iso('p.created_at')}, 'updatedAt', ${iso('p.updated_at')},
+  'slug', p.slug)`
 
 /** One page of published posts, newest first, and the sort key of its last row when more follow. */
 const LIST_SQL = `

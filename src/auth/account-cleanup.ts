@@ -4,8 +4,10 @@
 // session stay as long as the session: presenting one again must still end the session (reuse
 // detection), however long the legitimate client was away. Once a session has ended, any of its
 // tokens is refused whether its rows exist or not. The day of grace keeps a session that a
-// request is still rotating (read as live, then a new token added) from vanishing under it.
+// request is still rotating (read as live, then a new token added) from vanishing under it. And
+// email verification and password reset tokens that expired more than a day ago.
 import type { AccountStore } from './account-store.ts'
+import type { AccountTokenStore } from './account-token-store.ts'
 import type { RateLimitStore } from './rate-limit-store.ts'
 
 const ENDED_SESSION_GRACE_SECONDS = 86_400
@@ -21,6 +23,8 @@ export interface CleanupResult {
   counters: number
   refreshTokens: number
   sessions: number
+  /** Email verification and password reset tokens. */
+  accountTokens: number
   /** A kind of row used up its batches: more may be left for another run. */
   more: boolean
 }
@@ -28,9 +32,14 @@ export interface CleanupResult {
 export interface AccountCleanupStores {
   accounts: Pick<AccountStore, 'deleteTokensOfEndedSessions' | 'deleteEndedSessions'>
   counters: Pick<RateLimitStore, 'deleteExpired'>
+  accountTokens: Pick<AccountTokenStore, 'deleteExpired'>
 }
 
-export function makeAccountCleanup({ accounts, counters: counterStore }: AccountCleanupStores) {
+export function makeAccountCleanup({
+  accounts,
+  counters: counterStore,
+  accountTokens: tokenStore,
+}: AccountCleanupStores) {
   /** Runs `batch` until it deletes less than a full batch or the run's batches are spent. */
   async function inBatches(limits: CleanupLimits, batch: () => Promise<number>) {
     let deleted = 0
@@ -53,11 +62,15 @@ export function makeAccountCleanup({ accounts, counters: counterStore }: Account
     const sessions = refreshTokens.more
       ? { deleted: 0, more: true }
       : await inBatches(limits, () => accounts.deleteEndedSessions(batchSize, grace))
+    // An expired link is refused whether its row exists or not; the day of grace only keeps the
+    // rows a while for whoever looks into a complaint about a link.
+    const accountTokens = await inBatches(limits, () => tokenStore.deleteExpired(batchSize, grace))
     return {
       counters: counters.deleted,
       refreshTokens: refreshTokens.deleted,
       sessions: sessions.deleted,
-      more: counters.more || refreshTokens.more || sessions.more,
+      accountTokens: accountTokens.deleted,
+      more: counters.more || refreshTokens.more || sessions.more || accountTokens.more,
     }
   }
 }

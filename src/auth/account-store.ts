@@ -3,11 +3,34 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts'
 import type { Role } from '../generated/prisma/enums.ts'
 import { sqlIn, type TransactionSql } from '../db/transaction.ts'
+import type { SessionDetails } from './session-details.ts'
 
 export type UserRecord = Prisma.UserGetPayload<object>
 export type { Role }
 /** What granting admin did: see grantAdmin. */
 export type AdminGrantOutcome = 'granted-before' | 'created' | 'admin-already' | 'promoted' | 'taken-over'
+/** What deleting an account did: see deleteUser. */
+export type UserDeletion =
+  'gone' | 'password-changed' | 'last-admin' | { commentedPostIds: string[]; releasedThumbnails: boolean }
+
+/** A live session as listSessions shows it. */
+export type SessionRecord = Pick<
+  Prisma.SessionGetPayload<object>,
+  'id' | 'createdAt' | 'lastUsedAt' | 'userAgent' | 'clientAddress'
+>
+
+/** An account's email changed from `oldEmail` to `newEmail`. */
+export interface EmailChange {
+  userId: string
+  oldEmail: string
+  newEmail: string
+}
+
+/** Keyset paging newest first, on (createdAt desc, id desc): the rows after `after`, or all. */
+const olderThan = (after: { createdAt: Date; id: string } | undefined) =>
+  after === undefined
+    ? {}
+    : { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
 
 export function makeAccountStore(prisma: PrismaClient) {
   return {
@@ -21,7 +44,7 @@ export function makeAccountStore(prisma: PrismaClient) {
      */
     createUserWithSession: (
       user: { email: string; name: string; passwordHash: string },
-      session: { expiresAt: Date; tokenHash: string },
+      session: { expiresAt: Date; tokenHash: string; details: SessionDetails },
       inTransaction: (user: UserRecord, sql: TransactionSql) => Promise<void>,
     ) =>
       prisma.$transaction(async (tx) => {
@@ -30,6 +53,7 @@ export function makeAccountStore(prisma: PrismaClient) {
           data: {
             userId: created.id,
             expiresAt: session.expiresAt,
+            ...session.details,
             refreshTokens: { create: { tokenHash: session.tokenHash } },
           },
         })
@@ -45,19 +69,40 @@ export function makeAccountStore(prisma: PrismaClient) {
      * one waits for that write and sees the new hash. Without the lock, a session inserted after
      * the revocation ran would outlive it. Answers the user as they are now (the role too).
      */
-    startSessionIfPassword: (userId: string, verifiedHash: string, expiresAt: Date, tokenHash: string) =>
+    startSessionIfPassword: (
+      userId: string,
+      verifiedHash: string,
+      session: { expiresAt: Date; tokenHash: string; details: SessionDetails },
+    ) =>
       prisma.$transaction(async (tx) => {
         await tx.$queryRaw`select 1 from users where id = ${userId}::uuid for share`
         const user = await tx.user.findUnique({ where: { id: userId } })
         if (user?.passwordHash !== verifiedHash) return null
         const { id: sessionId } = await tx.session.create({
-          data: { userId, expiresAt, refreshTokens: { create: { tokenHash } } },
+          data: {
+            userId,
+            expiresAt: session.expiresAt,
+            ...session.details,
+            refreshTokens: { create: { tokenHash: session.tokenHash } },
+          },
         })
         return { user, sessionId }
       }),
 
-    findRefreshToken: (tokenHash: string) =>
-      prisma.refreshToken.findUnique({ where: { tokenHash }, include: { session: { include: { user: true } } } }),
+    /**
+     * The token with its session and user, or null. Prisma reads each relation in a query of its
+     * own: an account deleted between them leaves a token without its session or user, which is
+     * no token any more.
+     */
+    findRefreshToken: async (tokenHash: string) => {
+      const token = await prisma.refreshToken.findUnique({
+        where: { tokenHash },
+        include: { session: { include: { user: true } } },
+      })
+      // The generated types call these relations required; a concurrent deletion makes them null.
+      const session = token?.session as (typeof token & object)['session'] | null | undefined
+      return token && session?.user ? token : null
+    },
 
     /**
      * Exchanges a refresh token for the next one of its session, while the session is live:
@@ -89,41 +134,101 @@ export function makeAccountStore(prisma: PrismaClient) {
         data: { revokedAt: new Date() },
       }),
 
-    /** What an access token's session says now: the user's current role, or null when it ended. */
-    liveSession: async (sessionId: string, userId: string): Promise<{ role: Role } | null> => {
-      const session = await prisma.session.findFirst({
-        where: { id: sessionId, userId, revokedAt: null, expiresAt: { gt: new Date() } },
-        select: { user: { select: { role: true } } },
-      })
-      return session ? { role: session.user.role } : null
+    /**
+     * What an access token's session says now: the user's current role, whether their email is
+     * verified and when the session was last marked used, or null when it ended.
+     */
+    liveSession: async (
+      sessionId: string,
+      userId: string,
+    ): Promise<{ role: Role; emailVerified: boolean; lastUsedAt: Date } | null> => {
+      // One statement: Prisma reads a relation in a query of its own, and an account deleted
+      // between the two would leave a session without its user.
+      const [session] = await prisma.$queryRaw<{ role: Role; emailVerified: boolean; lastUsedAt: Date }[]>`
+        select u.role, u.email_verified as "emailVerified", s.last_used_at as "lastUsedAt"
+        from sessions s join users u on u.id = s.user_id
+        where s.id = ${sessionId}::uuid and s.user_id = ${userId}::uuid and s.revoked_at is null and s.expires_at > now()`
+      return session ?? null
     },
+
+    /**
+     * Marks the session used now, unless it was marked less than `stepSeconds` ago by the
+     * database's clock: however many requests and instances ask at once, one write per step.
+     */
+    markSessionUsed: (sessionId: string, stepSeconds: number) =>
+      prisma.$executeRaw`
+        update sessions set last_used_at = now()
+        where id = ${sessionId}::uuid and last_used_at <= now() - ${stepSeconds} * interval '1 second'`,
+
+    /** The user's live sessions, newest first, keyset-paged on (createdAt, id). */
+    listLiveSessions: (userId: string, options: { limit: number; after?: { createdAt: Date; id: string } }) =>
+      prisma.session.findMany({
+        where: {
+          userId,
+          revokedAt: null,
+          expiresAt: { gt: new Date() },
+          ...olderThan(options.after),
+        },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: options.limit + 1,
+        select: { id: true, createdAt: true, lastUsedAt: true, userAgent: true, clientAddress: true },
+      }) satisfies Promise<SessionRecord[]>,
+
+    /** Ends one live session of the user; false when it is not one (another user's, unknown, ended). */
+    revokeUserSession: async (userId: string, sessionId: string) =>
+      (
+        await prisma.session.updateMany({
+          where: { id: sessionId, userId, revokedAt: null, expiresAt: { gt: new Date() } },
+          data: { revokedAt: new Date() },
+        })
+      ).count === 1,
 
     updateUser: (id: string, data: { name?: string; role?: Role }) => prisma.user.update({ where: { id }, data }),
 
     /**
-     * Puts a new password (and name) in place only while the hash is still `verifiedHash`, the one
-     * the current password was checked against, and ends the user's other sessions, in one
-     * transaction; null when the password changed since it was checked (a takeover, another
-     * change), so an operator's password is never overwritten by a request that checked the old
-     * one. One conditional UPDATE: on PostgreSQL a writer that waited for a concurrent one checks
-     * the row's new version, so two of them cannot both pass.
+     * Puts a new password, email (and name) in place only while the hash is still `verifiedHash`,
+     * the one the current password was checked against, in one transaction; null when the password
+     * changed since it was checked (a takeover, another change), so an operator's password is never
+     * overwritten by a request that checked the old one. One conditional UPDATE: on PostgreSQL a
+     * writer that waited for a concurrent one checks the row's new version, so two of them cannot
+     * both pass. A new password ends the user's other sessions; a new email is unverified, and
+     * `onEmailChanged` runs inside the transaction (it queues the mails: see services.ts).
      */
-    changePassword: (
+    changeCredentials: (
       id: string,
       verifiedHash: string,
-      data: { passwordHash: string; name?: string },
+      data: { passwordHash?: string; email?: string; name?: string },
       keepSessionId: string,
+      onEmailChanged: (change: EmailChange, sql: TransactionSql) => Promise<void>,
     ) =>
       prisma.$transaction(async (tx) => {
-        const { count } = await tx.user.updateMany({ where: { id, passwordHash: verifiedHash }, data })
-        if (count === 0) return null
-        // Whoever else held this account's sessions may have known the old password.
-        await tx.session.updateMany({
-          where: { userId: id, revokedAt: null, id: { not: keepSessionId } },
-          data: { revokedAt: new Date() },
+        const [before] = await tx.$queryRaw<{ email: string }[]>`
+          select email from users where id = ${id}::uuid and password_hash = ${verifiedHash} for update`
+        if (!before) return null
+        const emailChanges = data.email !== undefined && data.email !== before.email
+        const updated = await tx.user.update({
+          where: { id },
+          data: { ...data, ...(emailChanges ? { emailVerified: false } : {}) },
         })
-        return tx.user.findUniqueOrThrow({ where: { id } })
+        // Whoever else held this account's sessions may have known the old password.
+        if (data.passwordHash !== undefined) {
+          await tx.session.updateMany({
+            where: { userId: id, revokedAt: null, id: { not: keepSessionId } },
+            data: { revokedAt: new Date() },
+          })
+        }
+        if (emailChanges) await onEmailChanged({ userId: id, oldEmail: before.email, newEmail: data.email! }, sqlIn(tx))
+        return updated
       }),
+
+    /**
+     * The admin at ADMIN_EMAIL has a verified email: the operator vouches for the address. Run at
+     * every start-up, so that an admin made before email verification existed is verified too; an
+     * account at that address that is not an admin (someone registered it after the admin moved
+     * to another address) is left as it is.
+     */
+    verifyAdminEmail: (email: string) =>
+      prisma.user.updateMany({ where: { email, role: 'admin', emailVerified: false }, data: { emailVerified: true } }),
 
     hasAdminGrant: async (email: string) => (await prisma.adminGrant.count({ where: { email } })) > 0,
 
@@ -147,7 +252,10 @@ export function makeAccountStore(prisma: PrismaClient) {
             // Thrown, so the grant's row rolls back with it.
             if (passwordHash === null)
               throw new Error(`No account with the email ${email}; register it first, or give a password to create it.`)
-            await tx.user.create({ data: { email, name: 'Administrator', passwordHash, role: 'admin' } })
+            // The operator named this address: it is theirs.
+            await tx.user.create({
+              data: { email, name: 'Administrator', passwordHash, role: 'admin', emailVerified: true },
+            })
             return 'created'
           }
           if (user.role === 'admin') return 'admin-already'
@@ -155,7 +263,7 @@ export function makeAccountStore(prisma: PrismaClient) {
             await tx.user.update({ where: { id: user.id }, data: { role: 'admin' } })
             return 'promoted'
           }
-          await tx.user.update({ where: { id: user.id }, data: { role: 'admin', passwordHash } })
+          await tx.user.update({ where: { id: user.id }, data: { role: 'admin', passwordHash, emailVerified: true } })
           await tx.session.updateMany({ where: { userId: user.id, revokedAt: null }, data: { revokedAt: new Date() } })
           return 'taken-over'
         },
@@ -187,14 +295,7 @@ export function makeAccountStore(prisma: PrismaClient) {
       prisma.user.findMany({
         where: {
           ...(options.role ? { role: options.role } : {}),
-          ...(options.after
-            ? {
-                OR: [
-                  { createdAt: { lt: options.after.createdAt } },
-                  { createdAt: options.after.createdAt, id: { lt: options.after.id } },
-                ],
-              }
-            : {}),
+          ...olderThan(options.after),
         },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         take: options.limit + 1,

@@ -8,6 +8,8 @@ export interface Principal {
   userId: string
   role: Role
   sessionId: string
+  /** Whether the user's email is verified now (REQUIRE_VERIFIED_EMAIL reads it). */
+  emailVerified: boolean
 }
 
 /** What an access token carries besides the registered claims (iss, aud, iat, exp). */

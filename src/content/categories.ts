@@ -65,9 +65,12 @@ export function makeCategoryService({ store, changes }: CategoryServiceOptions) 
 
     async create(input: { name: string; slug?: string }): Promise<Category> {
       const name = cleanName(input.name)
-      const slug = input.slug ?? slugify(name)
+      const slug = input.slug ?? (await slugify(name))
       if (slug === '')
-        throw invalid('/body/slug', 'cannot be derived from the name (no ASCII letters or digits); send one')
+        throw invalid(
+          '/body/slug',
+          'cannot be derived from the name (no letter or digit that can be written in ASCII); send one',
+        )
       return toCategory(await slugChecked(store.create({ name, slug })))
     },
 

@@ -3,6 +3,8 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client.ts'
 
 export type CategoryRecord = Prisma.CategoryGetPayload<object>
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 export function makeCategoryStore(prisma: PrismaClient) {
   return {
     list: (options: { limit: number; afterSlug?: string }) =>
@@ -13,6 +15,13 @@ export function makeCategoryStore(prisma: PrismaClient) {
       }),
 
     create: (data: { name: string; slug: string }) => prisma.category.create({ data }),
+
+    /** The category given by id (in either case) or by slug, as listPosts' filter takes it; null when there is none. */
+    findByIdOrSlug: (idOrSlug: string) =>
+      prisma.category.findFirst({
+        where: UUID.test(idOrSlug) ? { id: idOrSlug.toLowerCase() } : { slug: idOrSlug },
+        select: { id: true, name: true, slug: true },
+      }),
 
     update: (id: string, data: { name?: string; slug?: string }) => prisma.category.update({ where: { id }, data }),
 

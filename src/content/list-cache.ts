@@ -3,7 +3,8 @@
 // JSON it is sent as, with its ETag, so a hit costs no database round trip and no serialisation.
 // Anyone can ask for many distinct pages (cursors, authors), so it is bounded by entries and by
 // bytes; the TTL is only a safety net, since every write that changes what a list shows
-// invalidates it (src/content/post-changes.ts), on every instance.
+// invalidates it (src/content/post-changes.ts), on every instance. The Atom feed is cached by the
+// same code (makeListCacheOf), since the same writes change it.
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { components } from '../generated/api.ts'
@@ -11,21 +12,26 @@ import type { PostSelector } from './post-cache.ts'
 
 type PageMeta = components['schemas']['PageMeta']
 
-export interface ListedPosts {
-  /** The page's posts as a JSON array in UTF-8, exactly as GET /posts/{id} writes each of them. */
+/** What a list cache holds: a list as it is sent, and the posts and authors it shows. */
+export interface CachedList {
   bytes: Buffer
-  page: PageMeta
-  /** `page` as the envelope's meta carries it (see successBytes). */
-  pageBytes: Buffer
   etag: string
   /** The posts on the page and their authors: what a selective invalidation matches on. */
   postIds: string[]
   authorIds: string[]
 }
 
+export interface ListedPosts extends CachedList {
+  /** The page's posts as a JSON array in UTF-8, exactly as GET /posts/{id} writes each of them. */
+  bytes: Buffer
+  page: PageMeta
+  /** `page` as the envelope's meta carries it (see successBytes). */
+  pageBytes: Buffer
+}
+
 /** A page as kept: with the lists' generation it was read at (src/db/list-generation.ts). */
-interface Entry {
-  listed: ListedPosts
+interface Entry<T extends CachedList> {
+  listed: T
   generation: bigint
 }
 
@@ -52,19 +58,27 @@ export const pageMetaBytes = (page: PageMeta) => Buffer.from(`,"page":${JSON.str
 export const listEtagOf = (bytes: Buffer, page: PageMeta) =>
   `"${createHash('sha256').update(bytes).update(JSON.stringify(page)).digest('base64url').slice(0, 32)}"`
 
-/** A page's footprint: its bytes, its ids, and some overhead. */
-const sizeOf = ({ listed: entry }: Entry) =>
-  entry.bytes.length + entry.pageBytes.length + (entry.postIds.length + entry.authorIds.length) * 100 + 512
+/** A list's footprint: its bytes (and `moreBytes` kept beside them), its ids, and some overhead. */
+const footprint = (listed: CachedList, moreBytes = 0) =>
+  listed.bytes.length + moreBytes + (listed.postIds.length + listed.authorIds.length) * 100 + 512
 
-export function makeListCache(options: ListCacheOptions) {
+/** listPosts' public pages. */
+export const makeListCache = (options: ListCacheOptions) =>
+  makeListCacheOf<ListedPosts>(options, (page) => footprint(page, page.pageBytes.length))
+
+/** A cache of lists of any kind sent as bytes, which the writes that change lists invalidate. */
+export function makeListCacheOf<T extends CachedList>(
+  options: ListCacheOptions,
+  sizeOf: (listed: T) => number = footprint,
+) {
   const stats = { hits: 0, misses: 0, evictions: 0 }
   const enabled = options.maxEntries > 0
-  const cache = new LRUCache<string, Entry>({
+  const cache = new LRUCache<string, Entry<T>>({
     max: Math.max(options.maxEntries, 1),
     maxSize: options.maxBytes,
     // One page of very long posts must not push out every other page: such a page is not kept.
     maxEntrySize: Math.max(1, Math.floor(options.maxBytes / 8)),
-    sizeCalculation: sizeOf,
+    sizeCalculation: ({ listed }) => sizeOf(listed),
     ttl: options.ttlMs,
     dispose: (_value, _key, reason) => {
       if (reason === 'evict') stats.evictions++
@@ -76,7 +90,7 @@ export function makeListCache(options: ListCacheOptions) {
    * that started before a write this instance heard of may have read the list as it was before,
    * so it never stores its result, and a read started after it never joins it.
    */
-  const inflight = new Map<string, { generation: bigint; read: Promise<ListedPosts> }>()
+  const inflight = new Map<string, { generation: bigint; read: Promise<T> }>()
   let invalidations = 0
 
   function forgetInflight() {
@@ -84,12 +98,12 @@ export function makeListCache(options: ListCacheOptions) {
     inflight.clear()
   }
 
-  function loadShared(key: string, generation: bigint, load: () => Promise<ListedPosts>): Promise<ListedPosts> {
+  function loadShared(key: string, generation: bigint, load: () => Promise<T>): Promise<T> {
     const pending = inflight.get(key)
     if (pending?.generation === generation) return pending.read
     stats.misses++
     const started = invalidations
-    const read: Promise<ListedPosts> = load().then(
+    const read: Promise<T> = load().then(
       (listed) => {
         if (inflight.get(key)?.read === read) inflight.delete(key)
         if (started === invalidations && enabled) cache.set(key, { listed, generation })
@@ -109,7 +123,7 @@ export function makeListCache(options: ListCacheOptions) {
      * The page under `key`, from memory when it is there and was read at `generation` (the lists'
      * current one, read by the caller before anything else); `load` reads it otherwise.
      */
-    async get(key: string, generation: bigint, load: () => Promise<ListedPosts>): Promise<ListedPosts> {
+    async get(key: string, generation: bigint, load: () => Promise<T>): Promise<T> {
       const cached = enabled ? cache.get(key) : undefined
       if (cached?.generation === generation) {
         stats.hits++
@@ -130,8 +144,8 @@ export function makeListCache(options: ListCacheOptions) {
         return void cache.clear()
       const holds =
         'postId' in selector
-          ? ({ listed }: Entry) => listed.postIds.includes(selector.postId)
-          : ({ listed }: Entry) => listed.authorIds.includes(selector.authorId)
+          ? ({ listed }: Entry<T>) => listed.postIds.includes(selector.postId)
+          : ({ listed }: Entry<T>) => listed.authorIds.includes(selector.authorId)
       const stale = [...cache.entries()].filter(([, entry]) => holds(entry)).map(([key]) => key)
       for (const key of stale) cache.delete(key)
     },

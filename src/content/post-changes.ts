@@ -58,27 +58,41 @@ export function makePostChanges(
   // sent them, and hearing them again later would empty its list cache a second time, for nothing.
   // An instance that does not know this form reads it as unreadable and forgets everything (safe).
   const sender = randomUUID()
+  /** Moves the lists' generation on and tells the other instances; never throws. */
+  async function publish(selector: PostSelector | null) {
+    try {
+      await listGeneration.advance()
+    } catch (error) {
+      log.warn(
+        { err: error, selector },
+        'could not move the lists’ generation on; other instances’ lists catch up with the notification',
+      )
+    }
+    if (broadcast === null) return
+    try {
+      await broadcast(`${sender}/${selector === null ? EVERYTHING : encodeSelector(selector)}`)
+    } catch (error) {
+      log.warn(
+        { err: error, selector },
+        'could not tell the other instances about a post change; their caches catch up within the TTL',
+      )
+    }
+  }
+
   return {
     /** Call after the write committed. Never throws: the write stands whatever happens here. */
     async changed(selector: PostSelector): Promise<void> {
       for (const cache of caches) cache.invalidate(selector)
-      try {
-        await listGeneration.advance()
-      } catch (error) {
-        log.warn(
-          { err: error, selector },
-          'could not move the lists’ generation on; other instances’ lists catch up with the notification',
-        )
-      }
-      if (broadcast === null) return
-      try {
-        await broadcast(`${sender}/${encodeSelector(selector)}`)
-      } catch (error) {
-        log.warn(
-          { err: error, selector },
-          'could not tell the other instances about a post change; their caches catch up within the TTL',
-        )
-      }
+      await publish(selector)
+    },
+
+    /**
+     * After a write that touched more posts than are worth naming one by one (an account deleted
+     * with comments on many posts): every instance forgets everything. Never throws.
+     */
+    async changedEverything(): Promise<void> {
+      for (const cache of caches) cache.clear()
+      await publish(null)
     },
 
     /** Applies a message heard on the channel (src/db/post-invalidations.ts), unless this instance sent it. */

@@ -4,6 +4,7 @@ import type { PostStatus } from '../generated/prisma/enums.ts'
 import { sqlIn, type Tx } from '../db/transaction.ts'
 import type { Rendition } from '../images/renditions.ts'
 import { thumbnailWrites } from './image-store.ts'
+import { slugWrites } from './post-slug-store.ts'
 import { searchText } from './search-text.ts'
 
 export const postInclude = {
@@ -21,6 +22,8 @@ export type { PostStatus }
 export interface PostFields {
   title?: string
   body?: string
+  /** The body's rendering (src/content/html): written with every body, never without one. */
+  html?: string
   excerpt?: string
   status?: PostStatus
   publishedAt?: Date | null
@@ -70,7 +73,7 @@ const iso = (column: Prisma.Sql) => Prisma.sql`to_char(${column} at time zone 'U
  * between elements.
  */
 const POST_JSON = Prisma.sql`(select to_json(v)::text from (select
-  p.id, p.title, p.body, p.excerpt, p.status, ${iso(Prisma.sql`p.published_at`)} as "publishedAt",
+  p.id, p.title, p.body, coalesce(p.html, '') as html, p.excerpt, p.status, ${iso(Prisma.sql`p.published_at`)} as "publishedAt",
   (select to_json(a) from (select u.id, u.name from users u where u.id = p.author_id) a) as author,
   (select coalesce(('[' || string_agg(to_json(c)::text, ',' order by c.slug collate "C") || ']')::json, '[]'::json)
     from (select c.id, c.name, c.slug from post_categories pc join categories c on c.id = pc.category_id
@@ -79,7 +82,7 @@ const POST_JSON = Prisma.sql`(select to_json(v)::text from (select
     from (select i.width, i.height, '/images/' || i.key as url, i.content_type as "contentType"
           from post_thumbnails t join images i on i.key = t.image_key where t.post_id = p.id) s) as thumbnail,
   p.comment_count as "commentCount", ${iso(Prisma.sql`p.created_at`)} as "createdAt",
-  ${iso(Prisma.sql`p.updated_at`)} as "updatedAt") v)`
+  ${iso(Prisma.sql`p.updated_at`)} as "updatedAt", p.slug) v)`
 
 /**
  * The page of `limit` posts whose ids `ids` selects (columns id and n, its place from 1; one row
@@ -177,14 +180,15 @@ function writesIn(tx: Tx) {
     defaultCategoryId: async () =>
       (await tx.category.findFirstOrThrow({ where: { isDefault: true }, select: { id: true } })).id,
 
-    /** Creates the post filed under `categoryIds`; its id. */
+    /** Creates the post filed under `categoryIds`, its current slug `slug` (which `slugs` then claims); its id. */
     async create(
       authorId: string,
-      fields: PostFields & { title: string; body: string; excerpt: string; status: PostStatus },
+      fields: PostFields & { title: string; body: string; html: string; excerpt: string; status: PostStatus },
       categoryIds: string[],
+      slug: string,
     ) {
       const post = await tx.post.create({
-        data: { authorId, ...fields, categories: { create: categoryIds.map((categoryId) => ({ categoryId })) } },
+        data: { authorId, ...fields, slug, categories: { create: categoryIds.map((categoryId) => ({ categoryId })) } },
         select: { id: true },
       })
       return post.id
@@ -221,6 +225,9 @@ function writesIn(tx: Tx) {
 
     /** SQL in this transaction: jobs enqueued or cancelled with it commit or roll back with the write. */
     sql: sqlIn(tx),
+
+    /** The post's slugs (post-slugs.ts has the rules). */
+    slugs: slugWrites(tx),
   }
 }
 
@@ -331,6 +338,32 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
         ${ordered} limit ${rowsWanted}`
       return pageFrom(prisma, ids, column, query.limit)
     },
+
+    /**
+     * Up to `limit` posts waiting for their html (post_html_pending, kept by the migration
+     * post_html's triggers), in id order after `after`.
+     */
+    pendingHtml: (after: string | null, limit: number) =>
+      prisma.$queryRaw<{ id: string; body: string }[]>`
+        select p.id, p.body from post_html_pending q join posts p on p.id = q.post_id
+        where ${after}::uuid is null or q.post_id > ${after}::uuid
+        order by q.post_id limit ${limit}`,
+
+    /**
+     * Stores `html` as the post's rendering of `body`, unless the post has html already or its body
+     * changed meanwhile (a writer of the release before, whose edit queues it again); takes the post
+     * off the pending list once it has html. True when this stored it.
+     */
+    saveHtml: (id: string, body: string, html: string) =>
+      prisma.$transaction(async (tx) => {
+        const saved = await tx.$executeRaw`
+          update posts set html = ${html} where id = ${id}::uuid and html is null and body = ${body}`
+        // In the transaction that holds the post's row: an edit waiting for it queues the post again after this.
+        await tx.$executeRaw`
+          delete from post_html_pending q using posts p
+          where q.post_id = ${id}::uuid and p.id = q.post_id and p.html is not null`
+        return saved === 1
+      }),
 
     /** Publishes a scheduled post whose time has come; false when it was rescheduled, unscheduled or deleted. */
     async publishIfDue(id: string): Promise<boolean> {

@@ -12,6 +12,13 @@ type ImageType = components['schemas']['ThumbnailSize']['contentType']
  */
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
+/**
+ * A post's HTML as stored: rendered and sanitized when its body was written
+ * (src/content/html/post-html.ts), safe to insert into a page. Empty while a post written before
+ * html existed waits for the render-posts job: a read never renders.
+ */
+export const storedHtml = (post: { html: string | null }): string => post.html ?? ''
+
 export function toPost(post: PostRecord): Post {
   const sizes = post.thumbnail
     .map(({ image }) => ({
@@ -25,6 +32,7 @@ export function toPost(post: PostRecord): Post {
     id: post.id,
     title: post.title,
     body: post.body,
+    html: storedHtml(post),
     excerpt: post.excerpt,
     status: post.status,
     publishedAt: post.publishedAt?.toISOString() ?? null,
@@ -34,6 +42,8 @@ export function toPost(post: PostRecord): Post {
     commentCount: post.commentCount,
     createdAt: post.createdAt.toISOString(),
     updatedAt: post.updatedAt.toISOString(),
+    // Last, as lists write it too (post-store.ts, POST_JSON).
+    slug: post.slug,
   }
 }
 

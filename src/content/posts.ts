@@ -6,13 +6,17 @@ import { DEFAULT_PAGE_LIMIT, decodeCursor, encodeCursor } from '../cursor.ts'
 import type { Principal } from '../auth/principal.ts'
 import type { CachedPost, PostCache } from './post-cache.ts'
 import type { PostChanges } from './post-changes.ts'
+import { changeSlug, claimFirstSlug, slugOfTitle } from './post-slugs.ts'
+import type { SlugCache } from './slug-cache.ts'
 import type { ListGeneration } from '../db/list-generation.ts'
 import type { ListedPage, PostRecord, PostStatus, PostStore, PostWrite } from './post-store.ts'
 import { listEtagOf, pageMetaBytes, type ListCache, type ListedPosts } from './list-cache.ts'
 import { deriveExcerpt } from './excerpt.ts'
 import { safeSearchText } from './search-query.ts'
 import { etagOf, toPost, type Post } from './post-view.ts'
-import { canSee, listScope, lockForEdit } from './visibility.ts'
+import { canSee, editableBy, listScope, lockForEdit } from './visibility.ts'
+import { HTML_MAX_LENGTH, HtmlTooLargeError } from './html/limits.ts'
+import type { HtmlRenderer } from './html/post-html.ts'
 
 type CreatePost = components['schemas']['CreatePostRequest']
 type UpdatePost = components['schemas']['UpdatePostRequest']
@@ -57,11 +61,15 @@ export interface PostServiceOptions {
   requestImageSweep: RequestImageSweep
   /** The posts GET /posts/{id} serves, and how writes make every instance forget them. */
   cache: PostCache
+  /** Which post a slug leads to, for getPostBySlug; the same writes make every instance forget it. */
+  slugs: SlugCache
   /** The public lists listPosts serves; the same writes make every instance forget them. */
   lists: ListCache
   /** Read before a public list is served from the list cache: see src/db/list-generation.ts. */
   listGeneration: Pick<ListGeneration, 'current'>
   changes: PostChanges
+  /** Renders bodies to the HTML stored beside them (src/content/html). */
+  html: Pick<HtmlRenderer, 'render'>
 }
 
 type ListPostsQuery = {
@@ -91,10 +99,26 @@ export function makePostService({
   publications,
   requestImageSweep,
   cache,
+  slugs,
   lists,
   listGeneration,
   changes,
+  html: renderer,
 }: PostServiceOptions) {
+  /**
+   * The body's HTML. Rendered before the write's transaction, on the renderer's thread: no row is
+   * locked and no connection held while it renders.
+   */
+  async function render(body: string, principal: Principal): Promise<string> {
+    try {
+      return await renderer.render(body, principal.userId)
+    } catch (error) {
+      if (error instanceof HtmlTooLargeError)
+        throw invalid('/body/body', `renders to more than ${HTML_MAX_LENGTH} bytes of HTML`)
+      throw error
+    }
+  }
+
   async function readList(principal: Principal | null, query: ListPostsQuery): Promise<ListedPosts> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT
     const status = query.status ?? 'published'
@@ -150,6 +174,7 @@ export function makePostService({
     async create(principal: Principal, input: CreatePost): Promise<Post> {
       refuseBlank(input.title, '/body/title')
       refuseBlank(input.body, '/body/body')
+      const slug = input.slug ?? (await slugOfTitle(input.title))
       const status: PostStatus = input.status ?? 'draft'
       if (status !== 'scheduled' && input.publishedAt !== undefined)
         throw invalid('/body/publishedAt', PUBLISHED_AT_ONLY_SCHEDULED)
@@ -159,14 +184,17 @@ export function makePostService({
           : status === 'published'
             ? new Date()
             : null
+      const html = await render(input.body, principal)
       const created = await store.transaction(async (write) => {
         const categoryIds = known(await lockCategories(write, input.categoryIds))
         const excerpt = input.excerpt ?? deriveExcerpt(input.body)
         const id = await write.create(
           principal.userId,
-          { title: input.title, body: input.body, excerpt, status, publishedAt },
+          { title: input.title, body: input.body, html, excerpt, status, publishedAt },
           categoryIds,
+          slug,
         )
+        await claimFirstSlug(write.slugs, id, slug, input.slug !== undefined)
         await write.reindex(id, input.title, input.body)
         if (status === 'scheduled') {
           const publishJobId = await publications.schedule(id, publishedAt!, write.sql)
@@ -198,6 +226,30 @@ export function makePostService({
       return cached
     },
 
+    /**
+     * getPostBySlug: as read, by a slug the post has or had (and keeps), from memory when the slug
+     * is known there. A slug that led to a post gone since is asked of the database again (another
+     * post may have taken it); a slug read from the database names the post's current slug, and a
+     * cached post that shows another one is older than the database (the notification of its
+     * change is on its way): it is read again, so a new slug never shows the post as it was.
+     */
+    async readBySlug(principal: Principal | null, slug: string): Promise<CachedPost> {
+      let found = await slugs.get(slug)
+      let cached = found && (await cache.get(found.id))
+      if (found !== null && cached === null && found.current === undefined) {
+        slugs.forget(slug)
+        found = await slugs.get(slug)
+        cached = found && (await cache.get(found.id))
+      }
+      if (found?.current !== undefined && cached && cached.post.slug !== found.current) {
+        cache.invalidate({ postId: found.id })
+        cached = await cache.get(found.id)
+      }
+      if (!cached || !canSee(principal, { authorId: cached.post.author.id, status: cached.post.status }))
+        throw postNotFound()
+      return cached
+    },
+
     /** The post's owner and status, or 404 POST_NOT_FOUND when it does not exist for this caller. */
     async findVisible(principal: Principal | null, id: string) {
       const post = await store.findOwnerAndStatus(id)
@@ -208,6 +260,13 @@ export function makePostService({
     async update(principal: Principal, id: string, input: UpdatePost, ifMatch: string | undefined): Promise<Post> {
       refuseBlank(input.title, '/body/title')
       refuseBlank(input.body, '/body/body')
+      // Only for a caller who may change the post (checked again, locked, in the transaction):
+      // rendering costs, and a refusal is 404 or 403 before it is about the body.
+      let html: string | undefined
+      if (input.body !== undefined) {
+        editableBy(principal, await store.findOwnerAndStatus(id))
+        html = await render(input.body, principal)
+      }
       const updated = await store.transaction(async (write) => {
         // The categories before the post, the order deleteCategory locks them in (its category,
         // then the posts filed there): the opposite order could deadlock with it.
@@ -232,8 +291,18 @@ export function makePostService({
           publishJobId = null
         }
         if (rescheduled) publishJobId = await publications.schedule(id, publishedAt!, write.sql)
-        await write.update(id, { title: input.title, body, excerpt, status, publishedAt, publishJobId })
+        await write.update(id, { title: input.title, body, html, excerpt, status, publishedAt, publishJobId })
+        // A new body whose HTML is the old one's looks to the database like an edit by a writer
+        // that does not render (the migration post_html's trigger), which drops html: set it again,
+        // in a statement that leaves the body alone.
+        if (html !== undefined && html === current.html && body !== current.body) await write.update(id, { html })
         if (categories !== undefined) await write.fileUnder(id, known(categories))
+        if (input.slug !== undefined)
+          await changeSlug(
+            write.slugs,
+            { id, slug: current.slug, published: current.status === 'published' },
+            input.slug,
+          )
         if (input.title !== undefined || input.body !== undefined)
           await write.reindex(id, input.title ?? current.title, body)
         // Public lists hold published posts only: a post that is not and was not published is in none.

@@ -8,6 +8,20 @@ const hasCode = (error: unknown, code: string) =>
 /** A unique constraint refused the write. */
 export const isUniqueViolation = (error: unknown) => hasCode(error, 'P2002')
 
+/**
+ * A write named a user that no longer exists (a post's or comment's author, a session's or token's
+ * user): the account was deleted while the write waited on its row. The caller's session went
+ * with it.
+ */
+export function isUserGone(error: unknown): boolean {
+  if (!hasCode(error, 'P2003')) return false
+  const constraint = (error as Inspectable).meta?.driverAdapterError?.cause?.constraint
+  return (
+    (typeof constraint?.index === 'string' && /_(author|user)_id_fkey$/.test(constraint.index)) ||
+    (Array.isArray(constraint?.fields) && constraint.fields.some((field) => /^(author|user)_id$/.test(String(field))))
+  )
+}
+
 /** The record to update or delete no longer exists (deleted meanwhile). */
 export const isMissingRecord = (error: unknown) => hasCode(error, 'P2025')
 
@@ -50,7 +64,16 @@ interface Inspectable {
   code?: unknown
   message?: unknown
   cause?: unknown
-  meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown; originalCode?: unknown } } }
+  meta?: {
+    driverAdapterError?: {
+      cause?: {
+        kind?: unknown
+        code?: unknown
+        originalCode?: unknown
+        constraint?: { index?: unknown; fields?: unknown }
+      }
+    }
+  }
 }
 
 /**

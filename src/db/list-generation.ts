@@ -7,8 +7,17 @@
 // one-row read per list request, instead of the page's query.
 import type { PrismaClient } from '../generated/prisma/client.ts'
 
+/** The generation, when it last moved on, and the database's clock as the generation was read. */
+export interface GenerationStamp {
+  value: bigint
+  changedAt: Date
+  now: Date
+}
+
 export interface ListGeneration {
   current(): Promise<bigint>
+  /** current(), with the times the feed dates itself by (src/content/feed.ts), in the same one-row read. */
+  stamp(): Promise<GenerationStamp>
   advance(): Promise<void>
 }
 
@@ -18,10 +27,23 @@ export function makeListGeneration(prisma: PrismaClient): ListGeneration {
       const [row] = await prisma.$queryRaw<{ value: bigint }[]>`select value from list_generations where id = 1`
       return row?.value ?? 0n
     },
+    async stamp() {
+      // Both times on the database's clock, which every instance shares: no instance's own clock
+      // takes part in dating a change. Before the first change ever, the row does not exist.
+      const [row] = await prisma.$queryRaw<{ value: bigint | null; changedAt: Date | null; now: Date }[]>`
+        select g.value, g.changed_at as "changedAt", now() as now
+        from (select 1) as one left join list_generations g on g.id = 1`
+      return { value: row!.value ?? 0n, changedAt: row!.changedAt ?? new Date(0), now: row!.now }
+    },
     async advance() {
+      // Dated as late as the statement can: clock_timestamp(), read once the row is locked (now()
+      // is the statement's start, before any wait for the lock), so changes are dated in the order
+      // they take the row. What remains, the moment between this and the commit, the feed allows
+      // for (src/http/conditional.ts). greatest(): never back in time, should the clock be set back.
       await prisma.$executeRaw`
-        insert into list_generations (id, value) values (1, 1)
-        on conflict (id) do update set value = list_generations.value + 1`
+        insert into list_generations (id, value, changed_at) values (1, 1, clock_timestamp())
+        on conflict (id) do update set value = list_generations.value + 1,
+          changed_at = greatest(clock_timestamp(), list_generations.changed_at)`
     },
   }
 }

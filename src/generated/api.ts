@@ -91,6 +91,128 @@ export interface paths {
         patch: operations["updateComment"];
         trace?: never;
     };
+    "/email-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the signed-in user a new email verification link
+         * @description Any signed-in user whose email is not verified yet. Mails a link with a new
+         *     verification token to the account's address (registration and an email change
+         *     send one by themselves; this sends another). The answer does not wait for the
+         *     mail: it is queued in the background and retried while the mail server is down,
+         *     so a failing mail server never fails the request. The link is
+         *     `EMAIL_VERIFICATION_URL` with the token in place of `{token}`; the token works
+         *     once, for `EMAIL_VERIFICATION_TTL_SECONDS` (default 24 hours), and only while the
+         *     account still has the address it was sent to. An address verified already is
+         *     `409 EMAIL_ALREADY_VERIFIED`. Rate limited (`429 RATE_LIMITED`, with
+         *     `Retry-After`): per client address (`ACCOUNT_MAIL_LIMIT_PER_ADDRESS`, default 20
+         *     an hour, shared with `requestPasswordReset` and email changes) and per account
+         *     (`ACCOUNT_MAIL_LIMIT_PER_RECIPIENT`, default 5 an hour, shared with email
+         *     changes). The request has no body; one that is sent anyway must be JSON
+         *     (`415 UNSUPPORTED_MEDIA_TYPE`) and within the body limit
+         *     (`413 PAYLOAD_TOO_LARGE`).
+         */
+        post: operations["requestEmailVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/email-verification/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm an email address with the token from its link
+         * @description Open to anyone holding a verification token (the person who opened the link
+         *     may not be signed in). Marks the account's email verified: `emailVerified`
+         *     becomes `true`. The token works once; an unknown, expired or used token, or one
+         *     sent to an address the account no longer has, is
+         *     `400 VERIFICATION_TOKEN_INVALID`. Rate limited per client address
+         *     (`ACCOUNT_TOKEN_LIMIT_PER_ADDRESS`, default 30 an hour, shared with
+         *     `resetPassword`; `429 RATE_LIMITED`, with `Retry-After`).
+         */
+        post: operations["verifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/feed.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Atom feed of the newest posts
+         * @description Open to anyone, and the same for everyone: a token is not needed, and not looked at.
+         *     An Atom 1.0 feed (RFC 4287) of the 20 most recently published posts, newest first
+         *     (by `publishedAt`, ties by id, as `listPosts` orders them); with `category`, of the
+         *     posts filed in that category. Drafts and scheduled posts never appear. The body is
+         *     `application/atom+xml` in UTF-8, not an envelope; errors are envelopes, as everywhere.
+         *     Generated clients may need telling to read it as text: with openapi-fetch and
+         *     @hey-api/openapi-ts pass `parseAs: 'text'` (they would parse JSON, or give a `Blob`).
+         *
+         *     The feed has an `id` that stays the same across restarts and instances:
+         *     `urn:uuid:` and the name-based UUID (version 5, RFC 9562, URL namespace) of its `self`
+         *     link, so it changes only with the service's public URL (`PUBLIC_URL`). Its `title` is the
+         *     service's feed title (`FEED_TITLE`, also the feed's `author`), followed by `: ` and the
+         *     category's name in a category's feed. `updated` is the `publishedAt` of its newest post
+         *     (`1970-01-01T00:00:00.000Z` while it has none). Links, absolute from `PUBLIC_URL`: `self`
+         *     (`/feed.atom`, a category named by its id, whichever way it was asked for) and
+         *     `alternate`, the `listPosts` page of the same posts (`application/json`).
+         *
+         *     Each entry: `id` `urn:uuid:` and the post's id, for the post's whole life; `title`;
+         *     `published` and `updated`, both the post's `publishedAt` (its `updatedAt` moves with
+         *     every comment and thumbnail too, which feed readers would show as an update); `author`
+         *     with the author's display name; link `alternate` to the post by its slug
+         *     (`getPostBySlug`, `application/json`; an earlier slug keeps leading to the post); a
+         *     `category` for each of its categories (`term` its slug, `label` its name); `summary`, the
+         *     post's `excerpt` (when not empty); and `content`, the post's sanitized `html`
+         *     (`type="html"`), or its Markdown body as plain text (`type="text"`) while a post written
+         *     before rendered HTML existed waits to be rendered. Bodies are bounded so that feeds
+         *     stay small: an entry whose content, escaped, is over 64 KiB, or over what the entries
+         *     before it left of 256 KiB, has no `content`, only its summary and link. A feed is at
+         *     most 512 KiB.
+         *
+         *     Text is written so that an XML parser reads back what was written, less the characters
+         *     XML 1.0 cannot carry at all, which are left out: C0 control characters other than tab,
+         *     line feed and carriage return, U+FFFE, U+FFFF and unpaired surrogates.
+         *
+         *     Revalidation: `ETag` is strong, over the document's bytes; `Last-Modified` is the time
+         *     of the last change to what any post list shows (a change that this feed does not show
+         *     moves it too: the `ETag` is the exact validator), but for a change of the last 5 seconds
+         *     a few seconds earlier, since HTTP dates count whole seconds and a copy must never pass
+         *     for one taken after a change in the same second. `If-None-Match` matching the `ETag`, or,
+         *     when no `If-None-Match` is sent, an `If-Modified-Since` no earlier than the last change,
+         *     gets `304 Not Modified` with no body (RFC 9110 §13.2.2). `Cache-Control: no-cache`:
+         *     caches may keep the feed but must revalidate it before each use, so that a write is seen
+         *     by the next read, on every instance.
+         */
+        get: operations["getFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -128,8 +250,8 @@ export interface paths {
          *     `thumbnail.sizes[].url`. Keys are content-addressed, so an image never
          *     changes: answers carry a strong `ETag` and
          *     `Cache-Control: public, max-age=31536000, immutable`, and a matching
-         *     `If-None-Match` gets `304`. This is the only operation whose success body is
-         *     not a JSON envelope; its errors are.
+         *     `If-None-Match` gets `304`. Its success body is not a JSON envelope (as those of
+         *     `getMetrics` and `getFeed` are not); its errors are.
          */
         get: operations["getImage"];
         put?: never;
@@ -211,13 +333,45 @@ export interface paths {
         get: operations["getCurrentUser"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete the signed-in user's account
+         * @description Any signed-in user, on their own account, for good. Needs the `currentPassword`;
+         *     a wrong one is `403 CURRENT_PASSWORD_INCORRECT` and is counted exactly as on
+         *     `updateCurrentUser`: against the account's failed sign-ins (past that allowance
+         *     even the right one is `429 RATE_LIMITED`, with `Retry-After`), and, right or
+         *     wrong, against the client address as a login attempt (`LOGIN_LIMIT_PER_ADDRESS`).
+         *
+         *     The account goes with everything it wrote: its posts (drafts, scheduled and
+         *     published, with their thumbnails and every comment on them) and its comments on
+         *     other people's posts, with the replies to those comments (as `deleteComment`
+         *     does); those posts' `commentCount` drops accordingly. Nothing is kept under a
+         *     placeholder author. From the next request on, on every server instance, its
+         *     access and refresh tokens are refused (`401 SESSION_REVOKED`,
+         *     `401 REFRESH_TOKEN_INVALID`), its email and password sign in no more
+         *     (`401 INVALID_CREDENTIALS`), and `getPost`, `listPosts` and `listComments` no
+         *     longer show what it wrote. The email address may be registered again, as a new
+         *     account. Thumbnail images no other post uses are removed by the image sweep
+         *     shortly after.
+         *
+         *     The only admin cannot delete their account (`409 LAST_ADMIN`): make another
+         *     user an admin first (`updateUser`). When the password was changed meanwhile (by
+         *     another of the user's sessions, or an operator taking the account over), the
+         *     request is `403 CURRENT_PASSWORD_INCORRECT` and deletes nothing. When the account
+         *     is gone already (a concurrent `deleteCurrentUser` of the same account), the answer
+         *     is `401 SESSION_REVOKED`; so is a write by the account that waited on its deletion.
+         *
+         *     The account's comments on other people's posts are deleted in batches, each
+         *     committed on its own. An account too large to delete within one request answers
+         *     `503 SERVICE_UNAVAILABLE` with the batches done kept (those comments are gone);
+         *     sending the same request again carries on and eventually answers `204`.
+         */
+        delete: operations["deleteCurrentUser"];
         options?: never;
         head?: never;
         /**
-         * Change the signed-in user's name or password
+         * Change the signed-in user's name, email or password
          * @description Any signed-in user, on their own account. Changes the display name, the
-         *     password, or both. A new `password` needs the `currentPassword`; a wrong one
+         *     email, the password, or several of them. A new `password` or `email` needs the `currentPassword`; a wrong one
          *     is `403 CURRENT_PASSWORD_INCORRECT`, and counts against the account's failed
          *     sign-ins exactly as a failed login does (see `login`): past that allowance even
          *     the right one is `429 RATE_LIMITED`, with `Retry-After`. Every request that
@@ -227,10 +381,77 @@ export interface paths {
          *     when it is written: when it was changed meanwhile (by another of the user's
          *     sessions, or by an operator taking the account over), the request is
          *     `403 CURRENT_PASSWORD_INCORRECT` as well and changes nothing. A password change
-         *     ends every other session of the user; the current one keeps working. Email and
-         *     role cannot be changed here (unknown fields are `400`).
+         *     ends every other session of the user; the current one keeps working. A new
+         *     email taken by another account is `409 EMAIL_TAKEN`; a new email sets
+         *     `emailVerified` to `false`, mails a verification link to the new address (see
+         *     `requestEmailVerification`) and a notice of the change to the old one, in the
+         *     background (a failing mail server never fails the request). Links mailed before
+         *     to the account (verification, password reset) stop working, also if the email
+         *     later changes back. These mails count against the account-mail limits (checked
+         *     once the `currentPassword` is right, before anything changes): per client
+         *     address (`ACCOUNT_MAIL_LIMIT_PER_ADDRESS`), per account and per address mailed,
+         *     new and old (`ACCOUNT_MAIL_LIMIT_PER_RECIPIENT`, default 5 an hour, shared with
+         *     `requestEmailVerification` and `requestPasswordReset`); past one, the request is
+         *     `429 RATE_LIMITED`, with `Retry-After`, and changes nothing. The account mails
+         *     never carry the display name. The role cannot be changed here (unknown fields
+         *     are `400`).
          */
         patch: operations["updateCurrentUser"];
+        trace?: never;
+    };
+    "/me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the signed-in user's sessions
+         * @description Any signed-in user, their own sessions. Lists the sessions that are live (not
+         *     ended by `logout`, `revokeSession`, a password change or refresh-token reuse,
+         *     and not expired), newest first, paged by cursor: each with when it began, when
+         *     it was last used (moved on at most once a minute, so up to a minute behind), the
+         *     `User-Agent` and the client address seen when it began (kept as they were then;
+         *     a refresh does not change them), and whether it is the `current` one, the
+         *     session of the access token used. Limited per account
+         *     (`SESSIONS_LIMIT_PER_ACCOUNT` requests a minute, shared with `revokeSession`)
+         *     and per client address (`SESSIONS_LIMIT_PER_ADDRESS`): past either,
+         *     `429 RATE_LIMITED` with `Retry-After`.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of the signed-in user's sessions
+         * @description Any signed-in user, one of their own sessions (an `id` from `listSessions`). As
+         *     `logout` does for the current session: the session's refresh token and every
+         *     access token carrying its id are refused from the next request on, on every
+         *     server instance. Ending the current session is allowed and is a logout. A
+         *     session of another user, an unknown id and a session that has already ended
+         *     are all `404 SESSION_NOT_FOUND`, alike, and nothing is ended. Limited as
+         *     `listSessions` is, sharing its counts.
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/metrics": {
@@ -251,13 +472,81 @@ export interface paths {
          *     the `GET /posts/{id}` cache (`blog_post_cache_hits_total`,
          *     `blog_post_cache_misses_total`, `blog_post_cache_evictions_total`,
          *     `blog_post_cache_entries`, `blog_post_cache_bytes`), the cache of public
-         *     `listPosts` pages (the same five as `blog_list_cache_*`), and the process (memory,
+         *     `listPosts` pages (the same five as `blog_list_cache_*`), the cache of `getFeed`'s feeds
+         *     (the same five as `blog_feed_cache_*`), and the process (memory,
          *     CPU, event-loop lag). Each instance reports its own; Prometheus sums across
          *     instances. Still answered when the instance is overloaded, so its lag can be seen.
          */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a password reset link
+         * @description Open to anyone. When an account has this email, a link with a reset token is
+         *     mailed to it; the token works once, for `PASSWORD_RESET_TTL_SECONDS` (default 30
+         *     minutes), and a newer request makes the tokens of older ones invalid. The link
+         *     is `PASSWORD_RESET_URL` with the token in place of `{token}`. The answer is the
+         *     same, `202`, whether or not an account has this email, and takes the same
+         *     time: the request only queues the work, which looks the account up in the
+         *     background, so nobody can learn from it which addresses have accounts. The mail
+         *     is retried while the mail server is down; a failing mail server never fails the
+         *     request. Rate limited (`429 RATE_LIMITED`, with `Retry-After`) per client address
+         *     (`ACCOUNT_MAIL_LIMIT_PER_ADDRESS`, default 20 an hour, shared with
+         *     `requestEmailVerification` and email changes) and per email from one client
+         *     address (half of `ACCOUNT_MAIL_LIMIT_PER_RECIPIENT`, at least 1: default 2 an
+         *     hour), also for an email no account has. Per email from all addresses together
+         *     (`ACCOUNT_MAIL_LIMIT_PER_RECIPIENT`, default 5 an hour, shared with email
+         *     changes) the mails are capped without a refusal: past the cap the request is
+         *     still answered `202` exactly as below but nothing is queued, for an email with
+         *     an account and without alike. So a stranger who keeps asking for someone's
+         *     address is refused alone, and cannot lock its owner out with `429`s; at worst
+         *     the owner's request within that hour mails nothing. The mail states when its
+         *     link stops working, as a time in UTC.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with the token from a reset link
+         * @description Open to anyone holding a reset token. Sets the new password (same rules as at
+         *     registration) and ends every session of the account, on every server instance:
+         *     their refresh tokens and access tokens are refused from the next request on.
+         *     Sign in again with the new password. Since the token proves the mailbox is the
+         *     account's, the email becomes verified too. The token works once; an unknown,
+         *     expired or used token, one superseded by a newer reset request, or one sent to
+         *     an address the account no longer has, is `400 PASSWORD_RESET_TOKEN_INVALID`.
+         *     Rate limited per client address (`ACCOUNT_TOKEN_LIMIT_PER_ADDRESS`, default 30
+         *     an hour, shared with `verifyEmail`; `429 RATE_LIMITED`, with `Retry-After`).
+         */
+        post: operations["resetPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -314,7 +603,8 @@ export interface paths {
         put?: never;
         /**
          * Write a post
-         * @description Any signed-in user; the caller becomes the author. The post starts as a
+         * @description Any signed-in user; the caller becomes the author. When the service requires a verified email (`REQUIRE_VERIFIED_EMAIL`), a caller
+         *     whose `emailVerified` is `false` is `403 EMAIL_NOT_VERIFIED`. The post starts as a
          *     `draft` unless `status` says otherwise. `status: scheduled` needs a
          *     `publishedAt` in the future (checked by the server: `400` on
          *     `/body/publishedAt` otherwise); the post is published at that time without
@@ -322,7 +612,17 @@ export interface paths {
          *     on `/body/publishedAt`): `published` posts get the current time. Without `categoryIds` (or with an
          *     empty list) the post goes into the default category; an unknown category id
          *     is `422 CATEGORY_NOT_FOUND` naming the entry (`/body/categoryIds/0`). Without
-         *     `excerpt`, one is derived from the body.
+         *     `excerpt`, one is derived from the body. The body is rendered to `html` (see
+         *     `Post.html`): a body whose HTML would pass 1 000 000 bytes is `400` on
+         *     `/body/body`; while 8 bodies of the caller's render already, the answer is `429
+         *     RATE_LIMITED` (`details` path `body`) with `Retry-After`; when too many posts wait to
+         *     be rendered the answer is `503 SERVICE_UNAVAILABLE` (`details` path `server`) with
+         *     `Retry-After`.
+         *
+         *     Without `slug`, one is derived from the title, with `-2`, `-3`, … added when it
+         *     is taken (see `PostSlug`). A `slug` sent that another post uses, as its current
+         *     slug or as an earlier one that still leads to it, is `409 POST_SLUG_TAKEN` and
+         *     nothing is created.
          */
         post: operations["createPost"];
         delete?: never;
@@ -371,7 +671,14 @@ export interface paths {
          *     to `draft` clears it; rescheduling moves its publication. `categoryIds`
          *     replaces the list (empty: the default category); an unknown id is
          *     `422 CATEGORY_NOT_FOUND`. When the body changes and no `excerpt` is sent,
-         *     the excerpt is derived again.
+         *     the excerpt is derived again. A new body is rendered to `html` as by
+         *     `createPost`, with the same `400`, `429` and `503` refusals.
+         *
+         *     A new title keeps the slug; `slug` changes it. The post's earlier slugs keep
+         *     leading to it (`getPostBySlug`; the 10 most recent are kept; a post not published
+         *     lets its current slug go when it changes), and it may take
+         *     one of them back. A `slug` that leads to another post is `409 POST_SLUG_TAKEN`
+         *     and nothing changes.
          */
         patch: operations["updatePost"];
         trace?: never;
@@ -394,7 +701,8 @@ export interface paths {
         put?: never;
         /**
          * Comment on a post, or reply to a comment
-         * @description Any signed-in user, on a published post. A post the caller cannot see is
+         * @description Any signed-in user, on a published post. When the service requires a verified email (`REQUIRE_VERIFIED_EMAIL`), a caller
+         *     whose `emailVerified` is `false` is `403 EMAIL_NOT_VERIFIED`. A post the caller cannot see is
          *     `404 POST_NOT_FOUND`; the author or an admin commenting on an unpublished
          *     post gets `409 POST_NOT_PUBLISHED`. With `parentId` the comment is a reply:
          *     there is one level of replies, so the parent must be a top-level comment of
@@ -419,7 +727,9 @@ export interface paths {
         /**
          * Set or replace a post's thumbnail
          * @description The post's author and admins (`403 FORBIDDEN` for others on a published
-         *     post, `404 POST_NOT_FOUND` on an unpublished one). A `multipart/form-data`
+         *     post, `404 POST_NOT_FOUND` on an unpublished one). When the service requires a verified email (`REQUIRE_VERIFIED_EMAIL`), a caller
+         *     whose `emailVerified` is `false` is `403 EMAIL_NOT_VERIFIED`,
+         *     before the body is read. A `multipart/form-data`
          *     body with one file field named `file`.
          *
          *     - Size: at most 5 MiB by default (configurable); a larger upload is
@@ -485,6 +795,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/posts/by-slug/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a post by its slug
+         * @description The post `getPost` returns, found by a slug instead of its id: the same rules
+         *     (published posts for anyone; drafts and scheduled posts only for their author
+         *     and admins, and `404 POST_NOT_FOUND` to anyone else, exactly as for a slug no
+         *     post has), the same body and the same `ETag`, with `If-None-Match` → `304 Not
+         *     Modified`, served from the same cache.
+         *
+         *     A slug the post had before (up to 10 of them, see `PostSlug`) finds it too, with
+         *     the same answer, not a redirect: one round trip, and the same `ETag` whichever
+         *     slug was asked for. `data.slug` is the current slug: a site that wants one
+         *     address per post compares it with the slug it asked for and redirects its own
+         *     page to the current one.
+         *
+         *     Slugs are lower case: a slug with capital letters, or with anything else the
+         *     `PostSlug` pattern refuses, is `400 VALIDATION_FAILED` on `/params/slug`.
+         */
+        get: operations["getPostBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/refresh": {
         parameters: {
             query?: never;
@@ -531,8 +874,10 @@ export interface paths {
          *     `login`. The email is compared case-insensitively and stored lower-cased; a
          *     taken email is `409 EMAIL_TAKEN`. The password must be 10 to 72 characters
          *     and at most 72 bytes of UTF-8; violations are `400 VALIDATION_FAILED` naming
-         *     `/body/password`. A welcome email is sent in the background; the answer does
-         *     not wait for it, and a failing mail server never fails a registration.
+         *     `/body/password`. A welcome email is sent in the background, with a link that
+         *     verifies the address (see `verifyEmail`; the account starts with
+         *     `emailVerified: false`); the answer does not wait for it, and a failing mail
+         *     server never fails a registration.
          *     Rate limited per client address (`429 RATE_LIMITED`); an IPv6 client is
          *     counted by its /64.
          */
@@ -592,6 +937,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description The token from a mailed link (the part that replaced `{token}`), as it is.
+         * @example Zq3VY0mJ4b2vH8yLr1sX6nKc9TtWdPaEoFgQiUhBlMw
+         */
+        AccountToken: string;
+        /**
+         * @description An Atom 1.0 feed document (RFC 4287) in UTF-8, at most 512 KiB; `getFeed` says what it
+         *     holds.
+         */
+        AtomFeed: string;
         /** @description The author of a post or comment, as embedded in it. */
         AuthorSummary: {
             /** Format: uuid */
@@ -645,7 +1000,10 @@ export interface components {
              */
             name: string;
             /**
-             * @description Derived from `name` when absent.
+             * @description Derived from `name` when absent, by the rule that derives a post's from its
+             *     title (see `PostSlug`: accents dropped, Cyrillic, Greek and other alphabets
+             *     transliterated, cut to 60 characters); a name that yields none (all Chinese,
+             *     say) is `400` on `/body/slug`.
              * @example photography
              */
             slug?: string;
@@ -673,6 +1031,11 @@ export interface components {
              * @description When to publish; only with `status: scheduled`, and in the future.
              */
             publishedAt?: string;
+            /**
+             * @description Derived from the title when absent (see `PostSlug`). One that leads to
+             *     another post is `409 POST_SLUG_TAKEN`.
+             */
+            slug?: components["schemas"]["PostSlug"];
             /** @default draft */
             status: components["schemas"]["PostStatus"];
             /** @description Not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
@@ -683,6 +1046,10 @@ export interface components {
             /** @description Round-trip time of a trivial query, in milliseconds. */
             latencyMs: number;
             status: components["schemas"]["DependencyStatus"];
+        };
+        DeleteCurrentUserRequest: {
+            /** @description The password in use now. */
+            currentPassword: string;
         };
         /**
          * @description A dependency that answers is `up`; one that does not makes `getHealth` answer `503`.
@@ -711,11 +1078,16 @@ export interface components {
          *     - `INVALID_CREDENTIALS` (401): wrong email or password (`login`).
          *     - `CURRENT_PASSWORD_INCORRECT` (403): the current password given to change it is wrong.
          *     - `EMAIL_TAKEN` (409): an account with this email exists.
+         *     - `EMAIL_ALREADY_VERIFIED` (409): the account's email is verified already (`requestEmailVerification`).
+         *     - `EMAIL_NOT_VERIFIED` (403): the operation needs a verified email (`REQUIRE_VERIFIED_EMAIL` is on); verify it first.
+         *     - `VERIFICATION_TOKEN_INVALID` (400): the email verification token is unknown, expired, used, or for another address.
+         *     - `PASSWORD_RESET_TOKEN_INVALID` (400): the password reset token is unknown, expired, used, superseded, or for another address.
          *     - `REFRESH_TOKEN_INVALID` (401): the refresh token is unknown, expired, revoked or already used.
          *     - `RATE_LIMITED` (429): too many requests; see `Retry-After`.
          *     - `USER_NOT_FOUND` (404): no such user.
          *     - `POST_NOT_FOUND` (404): no such post, or it is not visible to the caller.
          *     - `POST_NOT_PUBLISHED` (409): the post must be published for this (commenting).
+         *     - `POST_SLUG_TAKEN` (409): the slug sent leads to another post, as its current slug or an earlier one it keeps.
          *     - `CATEGORY_NOT_FOUND` (404 on a path id; 422 for an entry of `categoryIds`): no such category.
          *     - `CATEGORY_SLUG_TAKEN` (409): another category has this slug.
          *     - `CATEGORY_IS_DEFAULT` (409): the default category cannot be deleted.
@@ -728,13 +1100,15 @@ export interface components {
          *     - `IMAGE_BAD_DIMENSIONS` (422): the uploaded image is too elongated (its aspect ratio is past the limit).
          *     - `IMAGE_METADATA_TOO_LARGE` (422): the uploaded image carries more metadata (text, EXIF, XMP, ICC profiles, comments) than allowed.
          *     - `THUMBNAIL_NOT_FOUND` (404): the post has no thumbnail.
+         *     - `SESSION_NOT_FOUND` (404): no live session of the caller has this id.
+         *     - `LAST_ADMIN` (409): the only admin cannot delete their account.
          *     - `PRECONDITION_FAILED` (412): `If-Match` no longer matches the resource.
          *     - `NOT_IMPLEMENTED` (501): the operation is not implemented yet.
          *     - `SERVICE_UNAVAILABLE` (503): a dependency (database, queue) is down.
          *     - `INTERNAL_ERROR` (500): an unexpected failure; no details are disclosed.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "FORBIDDEN" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "FORBIDDEN" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "EMAIL_ALREADY_VERIFIED" | "EMAIL_NOT_VERIFIED" | "VERIFICATION_TOKEN_INVALID" | "PASSWORD_RESET_TOKEN_INVALID" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "POST_SLUG_TAKEN" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "SESSION_NOT_FOUND" | "LAST_ADMIN" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** @description One problem with the request. */
         ErrorDetail: {
             /**
@@ -808,6 +1182,21 @@ export interface components {
              */
             allSessions: boolean;
         };
+        /** @description A mail was queued (or, for `requestPasswordReset`, will be if an account has the address). */
+        MailQueued: {
+            status: components["schemas"]["MailQueuedStatus"];
+        };
+        MailQueuedEnvelope: {
+            data: components["schemas"]["MailQueued"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
+        /**
+         * @description Always `queued`: the mail waits in the job queue and goes out shortly (retried while the
+         *     mail server is down). A schema of its own so that generated clients name the type.
+         * @enum {string}
+         */
+        MailQueuedStatus: "queued";
         /** @description Information about the request and answer, not about the resource. */
         Meta: {
             page?: components["schemas"]["PageMeta"];
@@ -842,6 +1231,14 @@ export interface components {
          * @description The id of the top-level comment a reply answers; `null` for a top-level comment.
          */
         ParentCommentId: string | null;
+        PasswordResetRequest: {
+            /**
+             * Format: email
+             * @description Compared case-insensitively.
+             * @example alice@example.com
+             */
+            email: string;
+        };
         Ping: {
             /** @constant */
             status: "ok";
@@ -852,7 +1249,7 @@ export interface components {
             time: string;
             /**
              * @description The version of this contract the server implements (`info.version`).
-             * @example 1.1.0
+             * @example 1.3.0
              */
             version: string;
         };
@@ -863,7 +1260,7 @@ export interface components {
         };
         Post: {
             author: components["schemas"]["AuthorSummary"];
-            /** @description Markdown, exactly as written; clients render it. */
+            /** @description Markdown (CommonMark, with GitHub's tables), exactly as written; `html` is its rendering. */
             body: string;
             categories: components["schemas"]["CategorySummary"][];
             /**
@@ -875,9 +1272,46 @@ export interface components {
             createdAt: string;
             /** @description A short plain-text summary, given by the author or derived from the body. */
             excerpt: string;
+            /**
+             * @description The body rendered to HTML, sanitized and safe to insert into a page as it is
+             *     (`innerHTML`). Rendered once, when the body is written, and stored; sent in every
+             *     answer that carries a post (optional in the schema only so that clients generated
+             *     from this version also read an earlier server).
+             *
+             *     Markdown is CommonMark plus GFM tables; nothing else (no strikethrough, task lists,
+             *     autolinked bare URLs or typographic quotes). Raw HTML in the body is not interpreted:
+             *     `<b>` is shown as the text `<b>`. The output is then filtered through an allow-list:
+             *     - elements: `p`, `h1`–`h6`, `blockquote`, `ul`, `ol` (`start`), `li`, `pre`, `code`,
+             *       `em`, `strong`, `a`, `img`, `hr`, `br`, `table`, `thead`, `tbody`, `tr`, `th`, `td`;
+             *     - attributes: `a`: `href`, `title`, `rel`; `img`: `src`, `alt`, `title`; `code`:
+             *       `class` (`language-…` only, from a fenced block's info string); `th`, `td`: `style`
+             *       (`text-align: left|right|center` only). No event handler, no other `style`, `id` or
+             *       `class`;
+             *     - URLs: a link's `href` is `http:`, `https:`, `mailto:` or relative; an image's `src`
+             *       is `http:`, `https:` or relative. Others (`javascript:`, `data:`, `vbscript:`, …,
+             *       however encoded) are not links: the text stays, the link goes;
+             *     - every link has `rel="nofollow ugc noopener"`.
+             *
+             *     Images are kept: a reader's browser fetches them from wherever the author points
+             *     (a front end that minds can proxy or drop `img`). A body whose HTML would weigh more
+             *     than 1 000 000 bytes in UTF-8 (so at most 1 000 000 characters) is refused (`400
+             *     VALIDATION_FAILED` on `/body/body`); only bodies built to blow up come near it.
+             *
+             *     Empty only for a post written before this field existed, or during a rolling upgrade
+             *     by an instance of the release before, until the service has rendered it (a background
+             *     job run at every instance's start and every five minutes: within five minutes).
+             */
+            html?: string;
             /** Format: uuid */
             id: string;
             publishedAt: components["schemas"]["PublicationTime"];
+            /**
+             * @description The post's current slug (see `PostSlug`), by which `getPostBySlug` finds it.
+             *     Present in every post a server implementing this version of the contract
+             *     sends (optional in the schema only so that a client generated from it also
+             *     reads a server of an earlier version).
+             */
+            slug?: components["schemas"]["PostSlug"];
             status: components["schemas"]["PostStatus"];
             thumbnail: components["schemas"]["PostThumbnail"];
             title: string;
@@ -909,6 +1343,34 @@ export interface components {
             error: null;
             meta: components["schemas"]["PagedMeta"];
         };
+        /**
+         * @description A post's name in its address: lower-case ASCII letters and digits, in words
+         *     joined by single hyphens, at most 80 characters. Unique among all posts, drafts
+         *     included, and among the earlier slugs posts keep.
+         *
+         *     Derived from the title when the author sends none: letters with accents lose
+         *     them (`é` → `e`, `ß` → `ss`); Cyrillic, Greek, Arabic, Persian, Armenian,
+         *     Georgian and Vietnamese letters are transliterated one by one (`Привет, мир` →
+         *     `privet-mir`); everything else separates words; the result is cut to 60
+         *     characters at a word boundary. A title that leaves no letter or digit so (all
+         *     Chinese, Japanese, Korean or Hebrew, emoji, punctuation) gets `post-` and the
+         *     first 8 hexadecimal digits of the SHA-256 of its UTF-8 bytes (`post-6c1b8e3a`):
+         *     ideographs have no reading that can be spelled out letter by letter (one
+         *     character reads differently in Chinese and in Japanese), so none is guessed;
+         *     send `slug` for a readable one. A derived slug that is taken gets the number
+         *     after the highest one in use on it: `packing-list`, `packing-list-2`,
+         *     `packing-list-3`, … Posts written before version 1.3 got their slugs from the
+         *     same rule without the transliteration, numbered in order of creation.
+         *
+         *     Changing a post's slug (`updatePost`) breaks no link: the post keeps its 10 most
+         *     recent earlier slugs, `getPostBySlug` answers them as it answers the current
+         *     one, and no other post may take them while they lead to it. Past 10, the
+         *     oldest is let go; a deleted post lets all of its slugs go. A post that is not
+         *     published when its slug changes has no readers' links to keep: its current slug
+         *     is let go at once (so drafts cannot hold slugs nobody sees).
+         * @example six-days-on-the-via-alpina
+         */
+        PostSlug: string;
         /**
          * @description - `draft`: visible to its author and admins only.
          *     - `scheduled`: like a draft until `publishedAt`, then published automatically.
@@ -948,11 +1410,26 @@ export interface components {
              */
             password: string;
         };
+        ResetPasswordRequest: {
+            /** @description The new password; same rules as at registration (at most 72 bytes of UTF-8). */
+            password: string;
+            token: components["schemas"]["AccountToken"];
+        };
         /**
          * @description `user` writes their own posts and comments; `admin` may do everything.
          * @enum {string}
          */
         Role: "user" | "admin";
+        /**
+         * @description The client address seen at sign-in (behind trusted proxies, the address they forwarded);
+         *     `null` for sessions begun before this was recorded.
+         */
+        SessionAddress: string | null;
+        /**
+         * @description The `User-Agent` header sent at sign-in, without control characters and cut to 256
+         *     characters; `null` when there was none (or for sessions begun before this was recorded).
+         */
+        SessionUserAgent: string | null;
         /** @description A post's thumbnail in several widths (WebP; 320, 640 and 1280 pixels, never upscaled). */
         Thumbnail: {
             /** @description Ordered by width, smallest first. */
@@ -1016,10 +1493,18 @@ export interface components {
             /** @description Plain text, shown as written; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             body: string;
         };
-        /** @description Send at least one field; a new `password` needs `currentPassword`. */
+        /** @description Send at least one field; a new `password` or `email` needs `currentPassword`. */
         UpdateCurrentUserRequest: {
-            /** @description The password in use now; required with `password`. */
+            /** @description The password in use now; required with `password` and with `email`. */
             currentPassword?: string;
+            /**
+             * Format: email
+             * @description The new email, compared case-insensitively and stored lower-cased; required
+             *     with `currentPassword`. The account's `emailVerified` becomes `false`, a
+             *     verification link goes to the new address and a notice to the old one.
+             * @example alice.martin@example.net
+             */
+            email?: string;
             /** @description Shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             name?: string;
             /** @description The new password; same rules as at registration (at most 72 bytes of UTF-8). */
@@ -1040,6 +1525,13 @@ export interface components {
              * @description When to publish a scheduled post; in the future.
              */
             publishedAt?: string;
+            /**
+             * @description The post's new slug; the current one becomes an earlier slug that still
+             *     leads to the post while it is published (see `PostSlug`). One of the post's own earlier slugs may be
+             *     taken back; one that leads to another post is `409 POST_SLUG_TAKEN`. A new
+             *     title alone keeps the slug.
+             */
+            slug?: components["schemas"]["PostSlug"];
             status?: components["schemas"]["PostStatus"];
             /** @description Not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             title?: string;
@@ -1056,6 +1548,15 @@ export interface components {
              * @description Lower-cased.
              */
             email: string;
+            /**
+             * @description Present in every answer of a server implementing this version of the contract
+             *     (optional in the schema only so that a client generated from it also reads a
+             *     server of an earlier version). Whether the owner proved `email` is theirs by opening a link mailed to it
+             *     (`verifyEmail`, or `resetPassword`). `false` for a new account and again after
+             *     every email change. When the service requires it (`REQUIRE_VERIFIED_EMAIL`),
+             *     writing posts, comments and thumbnails needs it.
+             */
+            emailVerified?: boolean;
             /** Format: uuid */
             id: string;
             /** @description Display name. */
@@ -1074,6 +1575,36 @@ export interface components {
             error: null;
             meta: components["schemas"]["PagedMeta"];
         };
+        /** @description One sign-in of the user (a `login` or `register`), kept alive by `refreshSession`. */
+        UserSession: {
+            address: components["schemas"]["SessionAddress"];
+            /**
+             * Format: date-time
+             * @description When the user signed in.
+             */
+            createdAt: string;
+            /** @description `true` for the session of the access token this request carried. */
+            current: boolean;
+            /**
+             * Format: uuid
+             * @description The session's id, which `revokeSession` takes (the `sid` claim of its access tokens).
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When an access token of the session was last used; moved on at most once a minute.
+             */
+            lastUsedAt: string;
+            userAgent: components["schemas"]["SessionUserAgent"];
+        };
+        UserSessionListEnvelope: {
+            data: components["schemas"]["UserSession"][];
+            error: null;
+            meta: components["schemas"]["PagedMeta"];
+        };
+        VerifyEmailRequest: {
+            token: components["schemas"]["AccountToken"];
+        };
     };
     responses: {
         /**
@@ -1088,6 +1619,11 @@ export interface components {
          *       checked field by field: no request schema comes near either bound.
          *     - `MALFORMED_JSON`: the body is not JSON.
          *     - `MALFORMED_REQUEST`: the request is not valid HTTP (see `MalformedRequest`).
+         *     - `VERIFICATION_TOKEN_INVALID` (`verifyEmail`): the token is unknown, expired,
+         *       used, or was sent to an address the account no longer has.
+         *     - `PASSWORD_RESET_TOKEN_INVALID` (`resetPassword`): the token is unknown, expired,
+         *       used, superseded by a newer reset request, or was sent to an address the
+         *       account no longer has.
          */
         BadRequest: {
             headers: {
@@ -1100,10 +1636,13 @@ export interface components {
         };
         /**
          * @description The request conflicts with the current state.
-         *     - `EMAIL_TAKEN` (`register`): an account with this email exists.
+         *     - `EMAIL_TAKEN` (`register`, `updateCurrentUser`): an account with this email exists.
+         *     - `EMAIL_ALREADY_VERIFIED` (`requestEmailVerification`): there is nothing to verify.
          *     - `CATEGORY_SLUG_TAKEN`: another category has this slug.
          *     - `CATEGORY_IS_DEFAULT` (`deleteCategory`): the default category cannot be deleted.
          *     - `POST_NOT_PUBLISHED` (`createComment`): comments need a published post.
+         *     - `POST_SLUG_TAKEN` (`createPost`, `updatePost`): the `slug` sent leads to another post.
+         *     - `LAST_ADMIN` (`deleteCurrentUser`): the only admin cannot delete their account.
          */
         Conflict: {
             headers: {
@@ -1117,7 +1656,10 @@ export interface components {
         /**
          * @description The caller is authenticated but may not do this.
          *     - `FORBIDDEN`: the role or ownership the operation needs is missing.
-         *     - `CURRENT_PASSWORD_INCORRECT` (`updateCurrentUser`): the current password is wrong.
+         *     - `CURRENT_PASSWORD_INCORRECT` (`updateCurrentUser`, `deleteCurrentUser`): the current password is wrong.
+         *     - `EMAIL_NOT_VERIFIED` (`createPost`, `createComment`, `uploadPostThumbnail`): the
+         *       service requires a verified email to write (`REQUIRE_VERIFIED_EMAIL`) and the
+         *       caller's is not; verify it (`requestEmailVerification`, `verifyEmail`).
          */
         Forbidden: {
             headers: {
@@ -1180,8 +1722,8 @@ export interface components {
         /**
          * @description The resource does not exist, or the caller may not know it exists.
          *     `POST_NOT_FOUND`, `COMMENT_NOT_FOUND`, `CATEGORY_NOT_FOUND`,
-         *     `USER_NOT_FOUND`, `IMAGE_NOT_FOUND` or `THUMBNAIL_NOT_FOUND`, as the
-         *     operation says.
+         *     `USER_NOT_FOUND`, `IMAGE_NOT_FOUND`, `THUMBNAIL_NOT_FOUND` or
+         *     `SESSION_NOT_FOUND`, as the operation says.
          */
         NotFound: {
             headers: {
@@ -1272,8 +1814,11 @@ export interface components {
         };
         /**
          * @description `RATE_LIMITED`: too many attempts from this client address or for this
-         *     account, or too many uploads by this user (in the hour, or at once).
-         *     Wait `Retry-After` seconds.
+         *     account, too many uploads by this user (in the hour, or at once), or too
+         *     many session requests (`listSessions`, `revokeSession`) in the minute, or
+         *     too many account mails (verification, password reset) for this address or
+         *     account, or too many of this user's post bodies being rendered at once. Wait
+         *     `Retry-After` seconds.
          */
         TooManyRequests: {
             headers: {
@@ -1390,6 +1935,12 @@ export interface components {
          *     request is refused with `412 PRECONDITION_FAILED` and nothing changes.
          */
         IfMatch: string;
+        /**
+         * @description The `Last-Modified` received earlier; when nothing changed since, the answer is `304`
+         *     with no body. Ignored when `If-None-Match` is sent too, or when it is not an HTTP date
+         *     (RFC 9110 §5.6.7: `Sun, 06 Nov 1994 08:49:37 GMT`, or either of its two obsolete forms).
+         */
+        IfModifiedSince: string;
         /** @description An `ETag` received earlier; when it still matches, the answer is `304` with no body. */
         IfNoneMatch: string;
         /**
@@ -1402,6 +1953,8 @@ export interface components {
         Limit: number;
         /** @description The post's id. */
         PostId: string;
+        /** @description The session's id, as `listSessions` gives it. */
+        SessionId: string;
         /** @description The user's id. */
         UserId: string;
     };
@@ -1419,6 +1972,11 @@ export interface components {
         ETag: string;
         /** @description Caching policy; images never change, so they may be cached for a year. */
         ImmutableCacheControl: "public, max-age=31536000, immutable";
+        /**
+         * @description When the representation last changed, as an HTTP date (whole seconds, GMT): send it back
+         *     as `If-Modified-Since` to revalidate.
+         */
+        LastModified: string;
         /** @description Requests allowed in the current window. */
         RateLimitLimit: number;
         /** @description Requests left in the current window. */
@@ -1427,6 +1985,8 @@ export interface components {
         RateLimitReset: number;
         /** @description Seconds to wait before trying again. */
         RetryAfter: number;
+        /** @description Caching policy; caches may keep the answer but must revalidate it before each use. */
+        RevalidateCacheControl: "no-cache";
         /**
          * @description The challenge of a refused access token (RFC 9110 §11.6.1, RFC 6750 §3):
          *     `Bearer` when none was sent (no `error` attribute, as RFC 6750 §3.1 says for
@@ -1655,6 +2215,126 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    requestEmailVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mail is queued. */
+            202: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailQueuedEnvelope"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    verifyEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description The email is verified. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getFeed: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only posts filed in this category, given by id or by slug (`travel`), as in
+                 *     `listPosts`. A category that does not exist is `404 CATEGORY_NOT_FOUND` (where
+                 *     `listPosts` answers an empty list): a feed reader subscribed to a deleted or
+                 *     mistyped category is told so.
+                 */
+                category?: string;
+            };
+            header?: {
+                /**
+                 * @description The `Last-Modified` received earlier; when nothing changed since, the answer is `304`
+                 *     with no body. Ignored when `If-None-Match` is sent too, or when it is not an HTTP date
+                 *     (RFC 9110 §5.6.7: `Sun, 06 Nov 1994 08:49:37 GMT`, or either of its two obsolete forms).
+                 */
+                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
+                /** @description An `ETag` received earlier; when it still matches, the answer is `304` with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    "Cache-Control": components["headers"]["RevalidateCacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/atom+xml": components["schemas"]["AtomFeed"];
+                };
+            };
+            /**
+             * @description The client's copy is current (`If-None-Match` matched, or `If-Modified-Since` is no
+             *     earlier than the last change). No body.
+             */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    "Cache-Control": components["headers"]["RevalidateCacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -1822,6 +2502,40 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    deleteCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteCurrentUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The account and everything it wrote are gone. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     updateCurrentUser: {
         parameters: {
             query?: never;
@@ -1848,6 +2562,74 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
+                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description The largest number of items on the page. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the user's live sessions. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserSessionListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id, as `listSessions` gives it. */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session ended. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1877,6 +2659,68 @@ export interface operations {
             };
             400: components["responses"]["MalformedRequest"];
             408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description The request is queued; a mail goes out if an account has this email. */
+            202: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailQueuedEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description The password is changed and every session of the account has ended. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -1994,10 +2838,13 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2113,10 +2960,12 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2188,6 +3037,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
@@ -2266,6 +3116,41 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getPostBySlug: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An `ETag` received earlier; when it still matches, the answer is `304` with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A slug of the post, its current one or an earlier one it keeps (see `PostSlug`). */
+                slug: components["schemas"]["PostSlug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostEnvelope"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -12,7 +12,9 @@ export const listComments: OperationHandler<'listComments'> = async (request) =>
 }
 
 export const createComment: OperationHandler<'createComment'> = async (request, reply) => {
-  const comment = await request.server.services.comments.create(request.principal!, request.params.id, request.body)
+  const { auth, comments } = request.server.services
+  auth.requireVerifiedEmail(request.principal!)
+  const comment = await comments.create(request.principal!, request.params.id, request.body)
   reply.code(201)
   return success(request, comment)
 }

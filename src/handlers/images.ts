@@ -10,9 +10,10 @@ import { readSingleFile } from '../http/upload.ts'
 const IMMUTABLE = 'public, max-age=31536000, immutable'
 
 export const uploadPostThumbnail: OperationHandler<'uploadPostThumbnail'> = async (request, reply) => {
-  const { thumbnails, config } = request.server.services
+  const { auth, thumbnails, config } = request.server.services
   const principal = request.principal!
   // The caller's rights and allowance first: a stranger's upload is refused before a byte of it is read.
+  auth.requireVerifiedEmail(principal)
   await thumbnails.admitUpload(principal, request.params.id)
   const file = await readSingleFile(request, 'file', config.uploadLimitBytes)
   const post = await thumbnails.set(principal, request.params.id, file)

@@ -4,6 +4,7 @@ import type { HandlerMap } from '../http/operations.ts'
 import * as auth from './auth.ts'
 import * as categories from './categories.ts'
 import * as comments from './comments.ts'
+import * as feeds from './feeds.ts'
 import * as images from './images.ts'
 import * as posts from './posts.ts'
 import * as system from './system.ts'
@@ -17,4 +18,5 @@ export const handlers = {
   ...images,
   ...comments,
   ...categories,
+  ...feeds,
 } satisfies HandlerMap

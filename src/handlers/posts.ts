@@ -3,6 +3,8 @@ import { success, successBytes } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
 import { etagOf } from '../content/post-view.ts'
 import { ifNoneMatchHits } from '../http/conditional.ts'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { CachedPost } from '../content/post-cache.ts'
 
 /** Public pages come from the list cache; every page is built as JSON by the database, never serialised here. */
 export const listPosts: OperationHandler<'listPosts'> = async (request, reply) => {
@@ -18,14 +20,15 @@ export const listPosts: OperationHandler<'listPosts'> = async (request, reply) =
 }
 
 export const createPost: OperationHandler<'createPost'> = async (request, reply) => {
-  const post = await request.server.services.posts.create(request.principal!, request.body)
+  const { auth, posts } = request.server.services
+  auth.requireVerifiedEmail(request.principal!)
+  const post = await posts.create(request.principal!, request.body)
   reply.code(201).header('etag', etagOf(post))
   return success(request, post)
 }
 
-/** Served from the post cache: a hit, a 304 included, costs no database round trip and no serialisation. */
-export const getPost: OperationHandler<'getPost'> = async (request, reply) => {
-  const { bytes, etag } = await request.server.services.posts.read(request.principal, request.params.id)
+/** A post from the post cache, or 304: a hit costs no database round trip and no serialisation. */
+function sendCached(request: FastifyRequest, reply: FastifyReply, { bytes, etag }: CachedPost) {
   reply.header('etag', etag)
   if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
     reply.code(304)
@@ -35,6 +38,13 @@ export const getPost: OperationHandler<'getPost'> = async (request, reply) => {
   // The handler's type is the parsed envelope; the bytes are that envelope, already serialised.
   return successBytes(request, bytes) as unknown as Awaited<ReturnType<OperationHandler<'getPost'>>>
 }
+
+export const getPost: OperationHandler<'getPost'> = async (request, reply) =>
+  sendCached(request, reply, await request.server.services.posts.read(request.principal, request.params.id))
+
+/** The same answer as getPost's, from the same cache, once the slug led to an id (from memory too). */
+export const getPostBySlug: OperationHandler<'getPostBySlug'> = async (request, reply) =>
+  sendCached(request, reply, await request.server.services.posts.readBySlug(request.principal, request.params.slug))
 
 export const updatePost: OperationHandler<'updatePost'> = async (request, reply) => {
   const post = await request.server.services.posts.update(

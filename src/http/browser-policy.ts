@@ -58,7 +58,7 @@ export async function registerCors(app: FastifyInstance, config: Pick<Config, 'c
   await app.register(fastifyCors, {
     origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
-    allowedHeaders: ['authorization', 'content-type', 'if-match', 'if-none-match', 'x-request-id'],
+    allowedHeaders: ['authorization', 'content-type', 'if-match', 'if-none-match', 'if-modified-since', 'x-request-id'],
     exposedHeaders: EXPOSED,
     // Tokens travel in the Authorization header, never in cookies.
     credentials: false,

@@ -2,8 +2,9 @@
 // Fastify's own body and routing errors, and anything unexpected (logged, answered without internals).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { API_VERSION_HEADER, apiVersion } from './api-version.ts'
-import { isDatabaseUnavailable } from '../db/errors.ts'
+import { isDatabaseUnavailable, isUserGone } from '../db/errors.ts'
 import { ApiError, RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetail } from '../errors/api-error.ts'
+import { INVALID_TOKEN_CHALLENGE } from '../errors/challenges.ts'
 import { failure } from './envelope.ts'
 import { shorten } from './shorten.ts'
 
@@ -116,6 +117,14 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
       request,
       reply,
       new ApiError(error.statusCode, 'VALIDATION_FAILED', 'The request could not be processed.'),
+    )
+  }
+  if (request.principal && isUserGone(error)) {
+    // The caller's account was deleted while this write waited on its row.
+    return sendError(
+      request,
+      reply,
+      new ApiError(401, 'SESSION_REVOKED', 'This session has ended; sign in again.', [], INVALID_TOKEN_CHALLENGE),
     )
   }
   if (isDatabaseUnavailable(error)) {

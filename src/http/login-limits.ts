@@ -6,22 +6,31 @@
 // auth/client-address.ts says (an IPv6 client by its /64).
 // A password check is counted before it runs and given back when it matched: counted afterwards,
 // a burst of concurrent guesses would all reach bcrypt before any of them was counted. PATCH /me's
-// currentPassword is checked under the same allowances as a login: the address counts every one.
+// and DELETE /me's currentPassword are checked under the same allowances as a login: the address
+// counts every one. Session requests (GET /me/sessions, DELETE /me/sessions/{id}) have their own
+// small limits per account and per address.
 // The counters live in the database (auth/rate-limit-store.ts), so the limits hold across instances.
 // Past a limit: 429 RATE_LIMITED with Retry-After.
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { addressKey } from '../auth/client-address.ts'
+import { normaliseEmail } from '../auth/email.ts'
 import type { PasswordCheckLimit } from '../auth/passwords.ts'
 import type { Counter, RateLimitStore } from '../auth/rate-limit-store.ts'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors/api-error.ts'
 
-const normalised = (email: unknown) => String(email).trim().toLowerCase()
-const accountKey = (email: string) => `login:account:${normalised(email)}`
-const accountAddressKey = (email: string, ip: string) => `login:account-address:${normalised(email)}:${addressKey(ip)}`
+const accountKey = (email: string) => `login:account:${normaliseEmail(String(email))}`
+const accountAddressKey = (email: string, ip: string) =>
+  `login:account-address:${normaliseEmail(String(email))}:${addressKey(ip)}`
 
-function tooMany(max: number, ttlMs: number, what: string) {
+/** Counts one against `key` in its window; past `max`, 429 with the time left. */
+export async function spendOne(store: RateLimitStore, key: string, max: number, windowMs: number, what: string) {
+  const { current, ttl } = await store.countOne(key, windowMs)
+  if (current > max) throw tooMany(max, ttl, what)
+}
+
+export function tooMany(max: number, ttlMs: number, what: string) {
   const seconds = String(Math.max(1, Math.ceil(ttlMs / 1000)))
   return new ApiError(429, 'RATE_LIMITED', `Too many ${what}; try again in ${seconds} s.`, [], {
     'retry-after': seconds,
@@ -63,10 +72,7 @@ export async function makeLoginLimits(app: FastifyInstance, store: RateLimitStor
   const window = config.loginLimitWindowSeconds * 1000
 
   /** Counts one against `key`; refuses past `max`. */
-  async function spend(key: string, max: number, windowMs: number, what: string) {
-    const { current, ttl } = await store.countOne(key, windowMs)
-    if (current > max) throw tooMany(max, ttl, what)
-  }
+  const spend = (key: string, max: number, windowMs: number, what: string) => spendOne(store, key, max, windowMs, what)
 
   /** Every password check from an address, whatever the account and the outcome. */
   const spendAddress = (request: FastifyRequest) =>
@@ -117,6 +123,24 @@ export async function makeLoginLimits(app: FastifyInstance, store: RateLimitStor
      * allowance gives right ones back, so nothing else bounds a caller who knows the password.
      */
     beforeCurrentPasswordCheck: spendAddress,
+    /**
+     * listSessions and revokeSession, per account and per address in a minute: cheap each, but
+     * a signed-in caller must not be able to make them a load of their own.
+     */
+    async beforeSessionRequest(request: FastifyRequest) {
+      await spend(
+        `sessions:address:${addressKey(request.ip)}`,
+        config.sessionsLimitPerAddress,
+        60_000,
+        'session requests from this address',
+      )
+      await spend(
+        `sessions:account:${request.principal!.userId}`,
+        config.sessionsLimitPerAccount,
+        60_000,
+        'session requests for this account',
+      )
+    },
     async beforeRegister(request: FastifyRequest) {
       await spend(
         `register:address:${addressKey(request.ip)}`,

@@ -18,7 +18,7 @@ export type RequestBody<K extends OperationId> = operations[K] extends { request
   ? JsonContent<NonNullable<B>>
   : never
 
-type SuccessStatus = 200 | 201
+type SuccessStatus = 200 | 201 | 202
 
 /** The envelope a handler returns on success; 204, 304 and binary answers return nothing. */
 export type SuccessBody<K extends OperationId> = {

@@ -52,10 +52,56 @@ function acceptMediaTypes(operation: OperationSpec): onRequestHookHandler | null
   }
 }
 
-export async function registerOperations(app: FastifyInstance, spec: OpenApiDocument, handlers: HandlerMap) {
+/** The operations whose body is a multipart upload. */
+const takesUploads = (operation: OperationSpec) =>
+  Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {}).includes(
+    'multipart/form-data',
+  )
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
+
+/** A copy of the spec holding only the operations `keep` selects (components and the rest as they are). */
+function specWith(spec: OpenApiDocument, keep: (operation: OperationSpec) => boolean): OpenApiDocument {
+  const copy = structuredClone(spec)
+  for (const [path, item] of Object.entries(copy.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = (item as Record<string, OperationSpec | undefined>)[method]
+      if (operation !== undefined && !keep(operation)) delete (item as Record<string, unknown>)[method]
+    }
+    if (!HTTP_METHODS.some((method) => method in item)) delete copy.paths[path]
+  }
+  return copy
+}
+
+/**
+ * The upload operations get a context of their own with @fastify/multipart in it: the plugin adds
+ * two async hooks (onRequest, onResponse) to every route of its context, which cost every other
+ * request a few microseconds for nothing.
+ */
+export async function registerOperations(
+  app: FastifyInstance,
+  spec: OpenApiDocument,
+  handlers: HandlerMap,
+  registerUploads: (context: FastifyInstance) => Promise<void>,
+) {
+  await app.register(async (uploads) => {
+    await registerUploads(uploads)
+    await registerGlue(uploads, spec, specWith(spec, takesUploads), handlers)
+  })
+  await app.register(async (rest) => {
+    await registerGlue(
+      rest,
+      spec,
+      specWith(spec, (operation) => !takesUploads(operation)),
+      handlers,
+    )
+  })
+}
+
+async function registerGlue(app: FastifyInstance, spec: OpenApiDocument, part: OpenApiDocument, handlers: HandlerMap) {
   await app.register(openapiGlue, {
-    // The glue resolves $refs in place; it gets its own copy.
-    specification: structuredClone(spec),
+    // The glue resolves $refs in place: `part` is a copy of its own.
+    specification: part,
     operationResolver(operationId: string, method: string, openapiPath: string) {
       // Each handler is typed for its own operation; ajv guarantees those types at run time, so
       // here, at the glue's untyped boundary, they are plain route handlers.

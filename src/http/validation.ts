@@ -113,11 +113,28 @@ function refusingUnstorable(validate: ValidateFunction): ValidateFunction {
   return Object.assign(wrapped, { schema: validate.schema, schemaEnv: validate.schemaEnv })
 }
 
+/**
+ * The headers schema with its names in lower case, as Node hands headers over. Fastify does this
+ * itself only for its own compiler: with ours, `If-None-Match`'s schema never met the header
+ * `if-none-match`, and header parameters went unchecked.
+ */
+function lowerCasingHeaderNames(schema: unknown): unknown {
+  const { properties, required, ...rest } = schema as { properties?: Record<string, unknown>; required?: string[] }
+  return {
+    ...rest,
+    ...(properties && {
+      properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [name.toLowerCase(), value])),
+    }),
+    ...(required && { required: required.map((name) => name.toLowerCase()) }),
+  }
+}
+
 export function makeValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const bodies = makeAjv(false)
   const parameters = makeAjv('array')
   return ({ schema, httpPart, contentType }) => {
     if (httpPart === 'body' && contentType === 'multipart/form-data') return () => true
-    return refusingUnstorable((httpPart === 'body' ? bodies : parameters).compile(lowerCasingUuids(schema) as object))
+    const named = httpPart === 'headers' ? lowerCasingHeaderNames(schema) : schema
+    return refusingUnstorable((httpPart === 'body' ? bodies : parameters).compile(lowerCasingUuids(named) as object))
   }
 }

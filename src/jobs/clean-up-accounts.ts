@@ -1,5 +1,5 @@
 // Hourly, the account tables' clean-up (src/auth/account-cleanup.ts): expired rate-limit counters,
-// long-ended sessions and their refresh tokens. Once per hour for the whole fleet, not once per
+// long-ended sessions and their refresh tokens, expired account tokens. Once per hour for the whole fleet, not once per
 // instance: pg-boss keeps one schedule row per queue (each instance's schedule() call updates that
 // row), one instance per cron tick claims the tick (pg-boss 10: the timekeeper's trySetCronTime on
 // its version row) and the job it forwards is a singleton per minute; the `stately` queue holds at
@@ -8,14 +8,14 @@
 import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
 import type { CleanupLimits, CleanupResult } from '../auth/account-cleanup.ts'
-import type { Job } from './job.ts'
+import { ensureQueue, type Job } from './job.ts'
 
 export const CLEAN_UP_ACCOUNTS_QUEUE = 'clean-up-accounts'
 
 const DEFAULT_LIMITS: CleanupLimits = { batchSize: 1000, maxBatches: 20 }
 
 export async function createCleanUpAccountsQueue(boss: PgBoss): Promise<void> {
-  await boss.createQueue(CLEAN_UP_ACCOUNTS_QUEUE, {
+  await ensureQueue(boss, {
     name: CLEAN_UP_ACCOUNTS_QUEUE,
     policy: 'stately',
     retryLimit: 3,
@@ -37,8 +37,8 @@ export async function startCleanUpAccountsWorker(
     { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 },
     async () => {
       const result = await cleanUp(limits)
-      if (result.counters + result.refreshTokens + result.sessions > 0)
-        log.info(result, 'expired rate-limit counters and ended sessions deleted')
+      if (result.counters + result.refreshTokens + result.sessions + result.accountTokens > 0)
+        log.info(result, 'expired rate-limit counters, ended sessions and expired account tokens deleted')
       if (result.more) await boss.send(CLEAN_UP_ACCOUNTS_QUEUE, {})
     },
   )

@@ -3,15 +3,24 @@
 import type { Logger } from '../log.ts'
 import { createMailer } from '../mail/mailer.ts'
 import type { Queue } from '../queue/queue.ts'
+import { accountEmailJob } from './account-email.ts'
 import { cleanUpAccountsJob } from './clean-up-accounts.ts'
 import type { Job, JobServices, JobsOptions } from './job.ts'
 import { publishPostJob } from './publish-post.ts'
+import { renderPostsJob } from './render-posts.ts'
 import { sweepImagesJob } from './sweep-images.ts'
 import { welcomeEmailJob } from './welcome-email.ts'
 
 export type { JobsOptions } from './job.ts'
 
-export const JOBS: readonly Job[] = [welcomeEmailJob, publishPostJob, sweepImagesJob, cleanUpAccountsJob]
+export const JOBS: readonly Job[] = [
+  welcomeEmailJob,
+  accountEmailJob,
+  publishPostJob,
+  sweepImagesJob,
+  cleanUpAccountsJob,
+  renderPostsJob,
+]
 
 export const JOB_QUEUES = JOBS.map((job) => job.queue)
 

@@ -3,6 +3,8 @@
 import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
 import type { AccountCleanup, CleanupLimits } from '../auth/account-cleanup.ts'
+import type { AccountEmail } from '../auth/account-email.ts'
+import type { HtmlBackfill, HtmlBackfillLimits } from '../content/html/backfill.ts'
 import type { Config } from '../config.ts'
 import type { PostService } from '../content/posts.ts'
 import type { ThumbnailService } from '../content/thumbnails.ts'
@@ -13,6 +15,8 @@ export interface JobsOptions {
   retryDelaySeconds?: number
   /** Batches of the account tables' clean-up (tests make them small). */
   accountCleanup?: Partial<CleanupLimits>
+  /** Batches of the render-posts job (tests make them small). */
+  htmlBackfill?: Partial<HtmlBackfillLimits>
 }
 
 /** The service functions workers run: the composition root (services.ts) hands them over. */
@@ -21,6 +25,10 @@ export interface JobServices {
   posts: Pick<PostService, 'publishIfDue'>
   thumbnails: Pick<ThumbnailService, 'sweepUnusedImages'>
   accountCleanup: AccountCleanup
+  /** Renders the html of posts that have none: the render-posts job. */
+  postHtml: Pick<HtmlBackfill, 'renderPending'>
+  /** Composes the account mails, minting their tokens (and the welcome mail's verification link). */
+  accountEmail: Pick<AccountEmail, 'compose' | 'welcomeLines'>
 }
 
 /** What a worker may use. */
@@ -39,3 +47,25 @@ export interface Job {
   /** Starts the worker. */
   start(context: JobContext): Promise<unknown>
 }
+
+/**
+ * Creates the queue, or brings an existing one to this policy: pg-boss's createQueue leaves an
+ * existing queue as it was, so a policy changed here would otherwise never reach production.
+ */
+export async function ensureQueue(boss: PgBoss, queue: PgBoss.Queue): Promise<void> {
+  await boss.createQueue(queue.name, queue)
+  await boss.updateQueue(queue.name, queue)
+}
+
+/** The policy of a queue whose jobs send mail. */
+export const mailQueue = (name: string, retryDelaySeconds = 5): PgBoss.Queue => ({
+  name,
+  policy: 'standard',
+  // Eight retries with backoff span about half an hour of mail-server outage.
+  retryLimit: 8,
+  retryDelay: retryDelaySeconds,
+  retryBackoff: true,
+  // Longer than a send may take (mailer.ts cancels one after 60 s): a job that expires while its
+  // mail is still going out would be retried and the recipient would get the mail twice.
+  expireInSeconds: 120,
+})

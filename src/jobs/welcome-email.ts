@@ -1,10 +1,12 @@
-// The welcome email sent after registration. Registration only enqueues it (inside its own
+// The welcome email sent after registration, which also carries the link that verifies the new
+// address (one mail, not two, at sign-up). Registration only enqueues it (inside its own
 // transaction, with the user's id as the job id); a worker sends it later and pg-boss retries it,
 // so a slow or failing mail server never slows down or fails a registration.
 import type PgBoss from 'pg-boss'
+import type { LinkRequest } from '../auth/account-email.ts'
 import type { Logger } from '../log.ts'
 import type { Mailer, MailMessage } from '../mail/mailer.ts'
-import type { Job } from './job.ts'
+import { ensureQueue, mailQueue, type Job, type JobServices } from './job.ts'
 
 export const WELCOME_EMAIL_QUEUE = 'welcome-email'
 
@@ -12,6 +14,8 @@ export interface WelcomeEmailJob {
   userId: string
   email: string
   name: string
+  /** The verification link's request; absent in jobs queued by releases before email verification. */
+  verification?: LinkRequest
 }
 
 export interface WelcomeEmailQueueOptions {
@@ -24,24 +28,8 @@ export interface WelcomeEmailWorkerOptions {
   pollingIntervalSeconds?: number
 }
 
-/**
- * Creates the queue, or brings an existing one to this policy: pg-boss's createQueue leaves an
- * existing queue as it was, so a policy changed here would otherwise never reach production.
- */
 export async function createWelcomeEmailQueue(boss: PgBoss, options: WelcomeEmailQueueOptions = {}): Promise<void> {
-  const queue: PgBoss.Queue = {
-    name: WELCOME_EMAIL_QUEUE,
-    policy: 'standard',
-    // Eight retries with backoff span about half an hour of mail-server outage.
-    retryLimit: 8,
-    retryDelay: options.retryDelaySeconds ?? 5,
-    retryBackoff: true,
-    // Longer than a send may take (mailer.ts cancels one after 60 s): a job that expires while its
-    // mail is still going out would be retried and the user would get the mail twice.
-    expireInSeconds: 120,
-  }
-  await boss.createQueue(WELCOME_EMAIL_QUEUE, queue)
-  await boss.updateQueue(WELCOME_EMAIL_QUEUE, queue)
+  await ensureQueue(boss, mailQueue(WELCOME_EMAIL_QUEUE, options.retryDelaySeconds))
 }
 
 /**
@@ -53,15 +41,18 @@ export async function enqueueWelcomeEmail(boss: PgBoss, job: WelcomeEmailJob, db
   await boss.send(WELCOME_EMAIL_QUEUE, job, { id: job.userId, ...(db === undefined ? {} : { db }) })
 }
 
-export function welcomeMessage(job: WelcomeEmailJob): MailMessage {
+export function welcomeMessage(job: WelcomeEmailJob, verificationLines: string[] = []): MailMessage {
   return {
     id: job.userId,
     to: job.email,
     subject: 'Welcome to the blog',
     text: [
-      `Hello ${job.name},`,
+      // Not the display name: whoever registered chose it, and nobody has yet shown that this
+      // address belongs to them, so it would be their text in a mail from us to a stranger.
+      'Hello,',
       '',
       'welcome aboard! Your account is ready: sign in to start writing posts and joining the conversation.',
+      ...verificationLines,
       '',
       'Happy blogging!',
     ].join('\n'),
@@ -71,6 +62,7 @@ export function welcomeMessage(job: WelcomeEmailJob): MailMessage {
 /** Starts the worker; it returns pg-boss's worker id. */
 export async function startWelcomeEmailWorker(
   boss: PgBoss,
+  services: Pick<JobServices, 'accountEmail'>,
   mailer: Mailer,
   log: Logger,
   options: WelcomeEmailWorkerOptions = {},
@@ -84,8 +76,11 @@ export async function startWelcomeEmailWorker(
   return boss.work<WelcomeEmailJob>(WELCOME_EMAIL_QUEUE, workOptions, async (jobs) => {
     for (const job of jobs) {
       const attempt = { jobId: job.id, userId: job.data.userId, attempt: job.retryCount + 1, of: job.retryLimit + 1 }
+      const { userId, email, verification } = job.data
+      // Minted once (a retry finds the token in place and mails the same link).
+      const lines = await services.accountEmail.welcomeLines(userId, email, verification)
       try {
-        await mailer.send(welcomeMessage(job.data))
+        await mailer.send(welcomeMessage(job.data, lines))
       } catch (error) {
         // Thrown on so pg-boss fails the job and retries it with backoff. The address stays out of the log.
         log.warn({ ...attempt, err: error }, 'welcome email not sent; it will be retried')
@@ -99,5 +94,5 @@ export async function startWelcomeEmailWorker(
 export const welcomeEmailJob: Job = {
   queue: WELCOME_EMAIL_QUEUE,
   create: createWelcomeEmailQueue,
-  start: ({ boss, mailer, log, options }) => startWelcomeEmailWorker(boss, mailer, log, options),
+  start: ({ boss, services, mailer, log, options }) => startWelcomeEmailWorker(boss, services, mailer, log, options),
 }

@@ -15,12 +15,20 @@ export interface Queue {
 
 export async function startQueue(
   database: Database,
-  config: Pick<Config, 'databaseUrl' | 'shutdownTimeoutMs'>,
+  config: Pick<Config, 'databaseUrl' | 'databaseTimeoutMs' | 'shutdownTimeoutMs'>,
   log: Logger,
 ): Promise<Queue> {
   const boss = new PgBoss({
     ...(database.queueExecutor === null
-      ? { connectionString: config.databaseUrl!, max: 4, application_name: 'blog-api-queue' }
+      ? {
+          connectionString: config.databaseUrl!,
+          max: 4,
+          application_name: 'blog-api-queue',
+          // pg's pool abandons the queries waiting for a connection when it ends (on stop): without
+          // a bound they never settle, a worker polling then never stops, and pg-boss waits for
+          // it on a timer for ever, keeping the process alive. Also fails fast, as the app's pool.
+          connectionTimeoutMillis: config.databaseTimeoutMs,
+        }
       : { db: database.queueExecutor }),
     schema: 'pgboss',
   })

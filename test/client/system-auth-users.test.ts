@@ -50,4 +50,23 @@ t.test('typed client journeys: system, auth, users', async (t) => {
     t.equal(promoted.data?.data.role, 'admin')
     t.equal((await user.api.GET('/me')).data?.data.role, 'admin', 'the new role holds at once')
   })
+
+  t.test('users: list and revoke sessions, delete the account', async (t) => {
+    const user = await signUp(client, 'leaver')
+    const other = await client().POST('/login', { body: { email: user.email, password: user.password } })
+    const sessions = await user.api.GET('/me/sessions', { params: { query: { limit: 10 } } })
+    t.equal(sessions.data?.data.length, 2)
+    const notCurrent = sessions.data!.data.find((session) => !session.current)!
+    const revoked = await user.api.DELETE('/me/sessions/{id}', { params: { path: { id: notCurrent.id } } })
+    t.equal(revoked.response.status, 204)
+    const stale = client(other.data!.data.accessToken)
+    t.equal((await stale.GET('/me')).error?.error.code, 'SESSION_REVOKED')
+    const again = await user.api.DELETE('/me/sessions/{id}', { params: { path: { id: notCurrent.id } } })
+    t.equal(again.error?.error.code, 'SESSION_NOT_FOUND')
+
+    const wrong = await user.api.DELETE('/me', { body: { currentPassword: 'not-the-password' } })
+    t.equal(wrong.error?.error.code, 'CURRENT_PASSWORD_INCORRECT')
+    t.equal((await user.api.DELETE('/me', { body: { currentPassword: user.password } })).response.status, 204)
+    t.equal((await user.api.GET('/me')).error?.error.code, 'SESSION_REVOKED')
+  })
 })

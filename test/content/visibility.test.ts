@@ -14,9 +14,9 @@ import {
 } from '../../src/content/visibility.ts'
 import type { Principal } from '../../src/auth/principal.ts'
 
-const author: Principal = { userId: 'author', role: 'user', sessionId: 's1' }
-const stranger: Principal = { userId: 'stranger', role: 'user', sessionId: 's2' }
-const admin: Principal = { userId: 'admin', role: 'admin', sessionId: 's3' }
+const author: Principal = { userId: 'author', role: 'user', sessionId: 's1', emailVerified: true }
+const stranger: Principal = { userId: 'stranger', role: 'user', sessionId: 's2', emailVerified: true }
+const admin: Principal = { userId: 'admin', role: 'admin', sessionId: 's3', emailVerified: true }
 const callers = { anonymous: null, author, stranger, admin }
 type Caller = keyof typeof callers
 
@@ -115,7 +115,7 @@ t.test('lists: unpublished posts only as far as the caller may see them', async 
 t.test(
   'comments: seen with their post; edited by their author; deleted by it, the post author or an admin',
   async (t) => {
-    const commenter: Principal = { userId: 'commenter', role: 'user', sessionId: 's4' }
+    const commenter: Principal = { userId: 'commenter', role: 'user', sessionId: 's4', emailVerified: true }
     const comment = (status: (typeof STATUSES)[number]) => ({ authorId: 'commenter', post: post(status) })
     for (const status of STATUSES) {
       t.equal(canSeeComment(null, comment(status)), status === 'published', `anonymous, comment on a ${status} post`)

@@ -83,8 +83,10 @@ t.test('examples against a fresh instance', async (t) => {
   t.test('a post written as the draft example is the PostDraft example', async (t) => {
     const written = await createPost(app, user, requestExample('/posts', 'post', 'draft'))
     const deterministic = ({
+      slug,
       title,
       body,
+      html,
       excerpt,
       status,
       publishedAt,
@@ -92,8 +94,10 @@ t.test('examples against a fresh instance', async (t) => {
       thumbnail,
       commentCount,
     }: Json) => ({
+      slug,
       title,
       body,
+      html,
       excerpt,
       status,
       publishedAt,
@@ -104,10 +108,11 @@ t.test('examples against a fresh instance', async (t) => {
     t.same(deterministic(written), deterministic(example('PostDraft').data))
   })
 
-  t.test("every post example's excerpt is the one derived from its body", async (t) => {
+  t.test("every post example's excerpt and html are the ones derived from its body", async (t) => {
     for (const post of postExamples) {
       const written = await createPost(app, user, { title: post.title, body: post.body })
       t.equal(written.excerpt, post.excerpt, post.title)
+      t.equal(written.html, post.html, post.title)
     }
   })
 

@@ -2,6 +2,7 @@
 // each way it can must fail the test that calls it, and responses that keep it must pass.
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
+import { FEED_MAX_BYTES } from '../../src/content/atom.ts'
 import { success } from '../../src/http/envelope.ts'
 import { handlers } from '../../src/handlers/index.ts'
 import type { HandlerMap } from '../../src/http/operations.ts'
@@ -29,6 +30,12 @@ const broken: Partial<HandlerMap> = {
   updateCurrentUser: async (request, reply) => {
     const body = (await handlers.updateCurrentUser(request, reply))!
     return { ...body, data: { ...body.data, passwordHash: 'secret' } } as never
+  },
+  // A text body past its schema's bound, and a success body of a type the operation does not list.
+  getFeed: async (request, reply) => {
+    if (request.query.category !== undefined) return success(request, 'feed') as never
+    reply.type('application/atom+xml').send(`<feed>${'x'.repeat(FEED_MAX_BYTES)}</feed>`)
+    return undefined
   },
   // A documented, required header missing.
   listCategories: async (request, reply) => {
@@ -63,6 +70,16 @@ t.test('responses that break the contract fail the test that receives them', asy
     'undeclared field',
   )
   await t.rejects(
+    app.inject({ method: 'GET', url: '/feed.atom' }),
+    violation(/getFeed\) body: \/ must NOT have more than 524288 characters/),
+    'a text body past its bound',
+  )
+  await t.rejects(
+    app.inject({ method: 'GET', url: '/feed.atom?category=travel' }),
+    violation(/content type "application\/json" is not documented \(application\/atom\+xml\)/),
+    'an envelope where the feed should be',
+  )
+  await t.rejects(
     app.inject({ method: 'GET', url: '/categories' }),
     violation(/required header API-Version is missing/),
     'missing header',
@@ -78,12 +95,17 @@ t.test('responses that break the contract fail the test that receives them', asy
   )
 })
 
-t.test('responses that keep the contract pass: success, documented errors, unknown routes, no body', async (t) => {
-  const app = await build(t)
-  const user = await registerUser(app)
-  t.equal((await app.inject({ method: 'GET', url: '/me', headers: user.auth })).statusCode, 200)
-  t.equal((await app.inject({ method: 'GET', url: '/me' })).statusCode, 401)
-  t.equal((await app.inject({ method: 'GET', url: '/no-such-route' })).statusCode, 404)
-  t.equal((await app.inject({ method: 'DELETE', url: '/ping' })).statusCode, 405)
-  t.equal((await app.inject({ method: 'POST', url: '/logout', headers: user.auth, payload: {} })).statusCode, 204)
-})
+t.test(
+  'responses that keep the contract pass: success, text bodies, documented errors, unknown routes, no body',
+  async (t) => {
+    const app = await build(t)
+    const user = await registerUser(app)
+    t.equal((await app.inject({ method: 'GET', url: '/me', headers: user.auth })).statusCode, 200)
+    t.equal((await app.inject({ method: 'GET', url: '/me' })).statusCode, 401)
+    t.equal((await app.inject({ method: 'GET', url: '/no-such-route' })).statusCode, 404)
+    t.equal((await app.inject({ method: 'DELETE', url: '/ping' })).statusCode, 405)
+    t.equal((await app.inject({ method: 'GET', url: '/feed.atom' })).statusCode, 200)
+    t.equal((await app.inject({ method: 'GET', url: '/metrics' })).statusCode, 200)
+    t.equal((await app.inject({ method: 'POST', url: '/logout', headers: user.auth, payload: {} })).statusCode, 204)
+  },
+)

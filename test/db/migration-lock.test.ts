@@ -31,8 +31,10 @@ t.test('three apps starting together on one fresh database all start, with their
   const queues = (await apps[0]!.services.queue.boss.getQueues()).map((queue) => queue.name)
   // pg-boss keeps queues of its own (the scheduler's `__pgboss__send-it`) beside ours.
   t.same(queues.filter((name) => !name.startsWith('__pgboss__')).sort(), [
+    'account-email',
     'clean-up-accounts',
     'publish-post',
+    'render-posts',
     'sweep-images',
     'welcome-email',
   ])

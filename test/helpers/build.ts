@@ -8,8 +8,11 @@ import { buildApp, type AppOptions } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { makeContractChecker, type CheckerOptions } from './contract.ts'
 import { watchContract } from './contract-watch.ts'
+import { reportOpenHandlesAtExit } from './exit-report.ts'
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL)
+
+reportOpenHandlesAtExit()
 
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
@@ -23,6 +26,9 @@ export function testConfig(env: Record<string, string> = {}): Config {
     // address limits are tested on their own, from addresses of their own (test/http/login-limits).
     REGISTER_LIMIT_PER_ADDRESS: '1000000',
     LOGIN_LIMIT_PER_ADDRESS: '1000000',
+    SESSIONS_LIMIT_PER_ADDRESS: '1000000',
+    ACCOUNT_MAIL_LIMIT_PER_ADDRESS: '1000000',
+    ACCOUNT_TOKEN_LIMIT_PER_ADDRESS: '1000000',
     // Tests build several apps in one process: one app's start-up is lag for the others. The
     // overload guard is tested on its own (test/http/overload.test.ts).
     EVENT_LOOP_MAX_DELAY_MS: '0',

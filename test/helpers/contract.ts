@@ -1,7 +1,7 @@
 // Every response the tests receive, checked against the spec for its operation and status: the
 // status must be one the operation lists (`default` stands for 5xx only), the content type one
-// it lists, the JSON body valid against its schema, documented headers present when required
-// and valid when sent; 204/304 have no body. Because fast-json-stringify drops undeclared fields
+// it lists, the JSON body (or a text body's text) valid against its schema, documented headers
+// present when required and valid when sent; 204/304 have no body. Because fast-json-stringify drops undeclared fields
 // and coerces values to the declared types, the JSON a handler returns is checked too, before
 // serialization: a field of the wrong type or a missing required field is caught at its source.
 import { listOperations, type OperationSpec } from '../../src/spec.ts'
@@ -90,8 +90,19 @@ export function makeContractChecker({ internalErrorsExpected = false }: CheckerO
     const media = content[mediaType]
     if (media === undefined)
       return [`${where}: content type "${mediaType}" is not documented (${Object.keys(content).join(', ')})`]
-    // Binary bodies (image bytes) are checked by content type only.
-    if (mediaType !== 'application/json') return []
+    if (mediaType !== 'application/json') {
+      // Binary bodies (image bytes) are checked by content type only; text (the Atom feed, the
+      // metrics) as UTF-8 against its schema, which bounds it.
+      const schema = media.schema as Json | undefined
+      if (schema === undefined || deref(schema).format === 'binary') return []
+      let text: string
+      try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(seen.body)
+      } catch {
+        return [`${where}: a ${mediaType} body that is not UTF-8`]
+      }
+      return schemaErrors(`${where} body`, schema, text)
+    }
     let body: unknown
     try {
       body = JSON.parse(seen.body.toString('utf8'))

@@ -74,6 +74,7 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
       CategoryId: categoryIds,
       UserId: accounts.map((account) => account.id),
       ImageKey: imageKeys,
+      slug: [published, draft, scheduled, othersPost].map((post) => post.slug as string),
       categoryIds,
       parentId: [comment.id, reply.id],
       author: accounts.map((account) => account.id),
@@ -85,6 +86,7 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
       refreshToken: accounts.map((account) => account.refreshToken),
       'If-Match': etags,
       'If-None-Match': etags,
+      'If-Modified-Since': [new Date(Date.now() + 86_400_000).toUTCString(), new Date(0).toUTCString()],
     },
   }
 }

@@ -92,6 +92,16 @@ export function wrongFor(schema: Json): fc.Arbitrary<unknown> {
 }
 
 /** A value the schema accepts. `deref` follows `$ref`s into the document. */
+/**
+ * A pattern of one repeated character class (`^[…]+$`) with the schema's lengths put into it
+ * (`^[…]{20,200}$`): fast-check makes short repetitions, and filtering those by a minLength of 20
+ * rejects nearly every value, so generation would spin for minutes.
+ */
+function withLengths(pattern: string, minLength: number, maxLength: number) {
+  const repeated = /^\^(\[[^\]]+\])\+\$$/.exec(pattern)
+  return repeated === null ? pattern : `^${repeated[1]}{${Math.max(minLength, 1)},${maxLength}}$`
+}
+
 export function makeValid(deref: (node: Json) => Json, hints: Hints) {
   const hinted = (name: string, base: fc.Arbitrary<unknown>) => {
     const known = hints[name] ?? []
@@ -111,7 +121,9 @@ export function makeValid(deref: (node: Json) => Json, hints: Hints) {
         .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true })
         .map((date) => date.toISOString())
     }
-    if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern as string)).filter(fits)
+    if (typeof schema.pattern === 'string') {
+      return fc.stringMatching(new RegExp(withLengths(schema.pattern as string, minLength, maxLength))).filter(fits)
+    }
     // Mostly short (fast-check's size keeps lengths small); long text fields (post bodies) are
     // now and then filled with what is worst for a Markdown scanner.
     const plain = fc

@@ -6,7 +6,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 
 /** Sends each of `requests` on one new connection, each after an answer to the one before, and reads until the server closes it. */
-export async function exchange(port: number, ...requests: string[]): Promise<string> {
+export async function exchange(port: number, ...requests: (string | Buffer)[]): Promise<string> {
   const socket = connect(port, '127.0.0.1')
   const chunks: Buffer[] = []
   socket.on('data', (chunk: Buffer) => chunks.push(chunk))

@@ -23,7 +23,7 @@ t.test('a lagging event loop gets 503 SERVICE_UNAVAILABLE with Retry-After, then
   const app = await build(t, { EVENT_LOOP_MAX_DELAY_MS: '100' }, { handlers: { getHealth: busyHealth } })
   t.equal((await app.inject({ method: 'GET', url: '/ping' })).statusCode, 200, 'answers while the loop is idle')
 
-  // under-pressure samples the mean lag once a second: busy requests one after another, each
+  // The guard samples the mean lag once a second: busy requests one after another, each
   // followed by one turn of the loop (where the lag monitor records it), fill a whole sample with
   // lag. Bounded: a few bursts at most.
   let overloaded = false

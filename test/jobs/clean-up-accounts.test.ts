@@ -1,8 +1,9 @@
-// The scheduled clean-up deletes what only grows: expired rate-limit counters and sessions that
-// ended (revoked or expired) more than a day ago, with their refresh tokens. It keeps every token
+// The scheduled clean-up deletes what only grows: expired rate-limit counters, sessions that
+// ended (revoked or expired) more than a day ago, with their refresh tokens, and email verification
+// and password reset tokens that expired more than a day ago. It keeps every token
 // of a live session, used ones included, so presenting a used one still ends the session (reuse
 // detection), and a run deletes in bounded batches. Through real pg-boss on either database.
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import t from 'tap'
 import { CLEAN_UP_ACCOUNTS_QUEUE } from '../../src/jobs/clean-up-accounts.ts'
 import { build } from '../helpers/build.ts'
@@ -55,6 +56,23 @@ t.test(
     })
     t.equal(rotated.statusCode, 200)
 
+    // Email verification tokens: one expired two days ago, one expired a moment ago, one live.
+    const tokenOwner = await registerUser(app, 'clean-up-tokens')
+    const accountToken = (label: string, expiresInMs: number) =>
+      prisma.accountToken.create({
+        data: {
+          userId: tokenOwner.id,
+          purpose: 'email_verification',
+          tokenHash: createHash('sha256').update(`${run}:${label}`).digest('hex'),
+          email: tokenOwner.email,
+          requestedAt: new Date(Date.now() + expiresInMs - DAY),
+          expiresAt: new Date(Date.now() + expiresInMs),
+        },
+      })
+    const expiredToken = await accountToken('expired', -2 * DAY)
+    const justExpiredToken = await accountToken('just-expired', -60_000)
+    const liveToken = await accountToken('live', DAY)
+
     const schedules = (await app.services.queue.boss.getSchedules()).filter(
       (schedule) => schedule.name === CLEAN_UP_ACCOUNTS_QUEUE,
     )
@@ -78,6 +96,10 @@ t.test(
       1,
       'the live counter stays',
     )
+    const tokenLeft = async (id: string) => (await prisma.accountToken.count({ where: { id } })) === 1
+    t.ok(await eventually(async () => !(await tokenLeft(expiredToken.id))), 'an account token expired long ago goes')
+    t.ok(await tokenLeft(justExpiredToken.id), 'one expired a moment ago stays a day')
+    t.ok(await tokenLeft(liveToken.id), 'a live one stays')
     t.notOk(await sessionGone(revokedJustNow.id), 'a session ended a moment ago stays (a refresh may be in flight)')
     t.equal(await tokensOf(live.id), 2, 'a live session keeps its used token and its current one')
 

@@ -38,7 +38,7 @@ const app = await build(
 )
 const { boss } = app.services.queue
 
-t.test('an enqueued welcome email arrives once, addressed to the user and naming them', async (t) => {
+t.test('an enqueued welcome email arrives once, addressed to the user, without the name they chose', async (t) => {
   const user = newUser('direct')
   await enqueueWelcomeEmail(boss, user)
   await enqueueWelcomeEmail(boss, user)
@@ -47,7 +47,8 @@ t.test('an enqueued welcome email arrives once, addressed to the user and naming
   t.equal(mails.length, 1, 'one mail although enqueued twice')
   t.match(mails[0]!.raw, /^Subject: Welcome to the blog\r?$/m)
   t.match(mails[0]!.raw, new RegExp(`^To: ${user.email}\\r?$`, 'm'))
-  t.match(mails[0]!.raw, `Hello ${user.name},`)
+  t.match(mails[0]!.raw, /^Hello,\r?$/m)
+  t.notMatch(mails[0]!.raw, user.name, 'the display name, chosen by whoever registered, is not in it')
   t.match(mails[0]!.raw, new RegExp(`^Message-ID: <${user.userId}@blog\\.localhost>\\r?$`, 'mi'))
 })
 
@@ -103,7 +104,7 @@ t.test('each user registered over HTTP gets exactly one welcome email', async (t
     await completedJob(boss, ids.get(user.email)!)
     const mails = smtp.mailsTo(user.email)
     t.equal(mails.length, 1, `one mail for ${user.email}`)
-    t.match(mails[0]?.raw, `Hello ${user.name},`)
+    t.match(mails[0]?.raw, /^Hello,\r?$/m)
   }
   t.ok(smtp.refused.has(refusedFirst.email), 'the server refused the first attempt')
 })

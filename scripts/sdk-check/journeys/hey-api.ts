@@ -1,6 +1,6 @@
 // The journey through @hey-api/openapi-ts's SDK functions and its fetch client.
 import { client } from './client/client.gen.ts'
-import { createPost, getImage, getPost, listPosts, register, uploadPostThumbnail } from './client/index.ts'
+import { createPost, getFeed, getImage, getPost, listPosts, register, uploadPostThumbnail } from './client/index.ts'
 import { baseUrl, check, imageKey, newAccount, photo, unknownPostId } from './kit.ts'
 
 client.setConfig({ baseUrl })
@@ -23,6 +23,11 @@ check(uploaded.data?.data.thumbnail, `uploadPostThumbnail: ${uploaded.response.s
 const downloaded = await getImage({ path: { key: imageKey(uploaded.data.data.thumbnail.sizes[0]!.url) } })
 const image: Blob | undefined = downloaded.data
 check(image && image.size > 0 && image.type === 'image/webp', `getImage: ${downloaded.response.status} ${image?.type}`)
+
+// hey-api reads every application/* body as a Blob unless told: the feed is text.
+const feed = await getFeed({ parseAs: 'text' })
+const atom: string | undefined = feed.data
+check(atom?.includes(`urn:uuid:${ids[1]}`), `getFeed: the Atom text with the new post (${feed.response.status})`)
 
 const first = await listPosts({ query: { author: user.id, limit: 1 } })
 const cursor = first.data?.meta.page.nextCursor

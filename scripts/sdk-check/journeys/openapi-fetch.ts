@@ -37,6 +37,11 @@ const downloaded = await anonymous.GET('/images/{key}', {
 const image: Blob | undefined = downloaded.data
 check(image && image.size > 0 && image.type === 'image/webp', `getImage: ${downloaded.response.status} ${image?.type}`)
 
+// openapi-fetch parses JSON unless told: the feed is text.
+const feed = await anonymous.GET('/feed.atom', { parseAs: 'text' })
+const atom: string | undefined = feed.data
+check(atom?.includes(`urn:uuid:${ids[1]}`), `getFeed: the Atom text with the new post (${feed.response.status})`)
+
 const first = await anonymous.GET('/posts', { params: { query: { author: user.id, limit: 1 } } })
 const cursor = first.data?.meta.page.nextCursor
 check(cursor, `listPosts: a first page of one with a cursor (${first.response.status})`)

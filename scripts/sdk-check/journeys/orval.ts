@@ -1,5 +1,5 @@
 // The journey through orval's fetch client: each answer is `{ status, data }`, `data` typed by status.
-import { createPost, getImage, getPost, listPosts, register, uploadPostThumbnail } from './client/api.ts'
+import { createPost, getFeed, getImage, getPost, listPosts, register, uploadPostThumbnail } from './client/api.ts'
 import { check, imageKey, newAccount, photo, unknownPostId } from './kit.ts'
 
 const registered = await register(newAccount())
@@ -21,6 +21,11 @@ const downloaded = await getImage(imageKey(uploaded.data.data.thumbnail.sizes[0]
 check(downloaded.status === 200, `getImage: ${downloaded.status}`)
 const image: Blob = downloaded.data
 check(image.size > 0 && image.type === 'image/webp', `getImage: a WebP Blob, not ${image.type}`)
+
+const feed = await getFeed()
+check(feed.status === 200, `getFeed: ${feed.status}`)
+const atom: string = feed.data
+check(atom.includes(`urn:uuid:${ids[1]}`), 'getFeed: the Atom text with the new post')
 
 const first = await listPosts({ author: user.id, limit: 1 })
 check(

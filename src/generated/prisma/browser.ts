@@ -23,6 +23,12 @@ export * from './enums.ts';
  */
 export type User = Prisma.UserModel
 /**
+ * Model AccountToken
+ * A one-time token mailed to a user (email verification, password reset), kept only as its
+ * SHA-256 hash, bound to the address it was sent to.
+ */
+export type AccountToken = Prisma.AccountTokenModel
+/**
  * Model Session
  * One sign-in: a family of refresh tokens rotated one after the other.
  */
@@ -42,6 +48,13 @@ export type Category = Prisma.CategoryModel
  * 
  */
 export type Post = Prisma.PostModel
+/**
+ * Model PostHtmlPending
+ * Posts whose html the render-posts job is to render: those written before the column existed,
+ * and any a previous release writes during a rolling upgrade. Kept by triggers on posts (see the
+ * migration post_html), so that the job reads this short list instead of scanning posts.
+ */
+export type PostHtmlPending = Prisma.PostHtmlPendingModel
 /**
  * Model PostCategory
  * 
@@ -64,6 +77,12 @@ export type Image = Prisma.ImageModel
  */
 export type PostThumbnail = Prisma.PostThumbnailModel
 /**
+ * Model PostSlug
+ * Every slug of a post: its current one and up to 10 earlier ones, which still lead to it
+ * (getPostBySlug). The key makes a slug unique among all posts, earlier slugs included.
+ */
+export type PostSlug = Prisma.PostSlugModel
+/**
  * Model RateLimitCounter
  * Rate-limit counters (login attempts per account and per address), shared by every instance.
  */
@@ -78,6 +97,7 @@ export type AdminGrant = Prisma.AdminGrantModel
  * Model ListGeneration
  * The generation of public post lists, one row shared by every instance: each write that changes
  * what a list shows moves it on once committed, and a cached page is served only while the
- * generation it was read at is current (src/db/list-generation.ts).
+ * generation it was read at is current (src/db/list-generation.ts). `changedAt`, on the database's
+ * clock, is when it last moved on: the feed's Last-Modified (src/content/feed.ts).
  */
 export type ListGeneration = Prisma.ListGenerationModel

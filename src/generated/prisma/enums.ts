@@ -24,3 +24,11 @@ export const PostStatus = {
 } as const
 
 export type PostStatus = (typeof PostStatus)[keyof typeof PostStatus]
+
+
+export const AccountTokenPurpose = {
+  email_verification: 'email_verification',
+  password_reset: 'password_reset'
+} as const
+
+export type AccountTokenPurpose = (typeof AccountTokenPurpose)[keyof typeof AccountTokenPurpose]

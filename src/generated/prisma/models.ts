@@ -9,14 +9,17 @@
  * 🟢 You can import this file directly.
  */
 export type * from './models/User.ts'
+export type * from './models/AccountToken.ts'
 export type * from './models/Session.ts'
 export type * from './models/RefreshToken.ts'
 export type * from './models/Category.ts'
 export type * from './models/Post.ts'
+export type * from './models/PostHtmlPending.ts'
 export type * from './models/PostCategory.ts'
 export type * from './models/Comment.ts'
 export type * from './models/Image.ts'
 export type * from './models/PostThumbnail.ts'
+export type * from './models/PostSlug.ts'
 export type * from './models/RateLimitCounter.ts'
 export type * from './models/AdminGrant.ts'
 export type * from './models/ListGeneration.ts'

@@ -200,9 +200,10 @@ t.test(
   async (t) => {
     const app = await build(t, await ownDatabase(t, { POST_CACHE_MAX_BYTES: String(1024 * KIB) }))
     const author = await registerUser(app)
-    // Pages of two posts of 8 KB: about 20 KB each as counted; 256 KiB hold about 12 of the 20.
+    // Pages of two posts of 5 KB, each sent with its html of 5 KB: about 21 KB each as counted; 256
+    // KiB hold about 12 of the 20.
     for (let index = 0; index < 40; index++)
-      await createPost(app, author, { status: 'published', body: `${index}`.padEnd(8_000, 'x') })
+      await createPost(app, author, { status: 'published', body: `${index}`.padEnd(5_000, 'x') })
     let cursor: string | null = null
     let pages = 0
     do {

@@ -398,14 +398,17 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 
 export const ModelName = {
   User: 'User',
+  AccountToken: 'AccountToken',
   Session: 'Session',
   RefreshToken: 'RefreshToken',
   Category: 'Category',
   Post: 'Post',
+  PostHtmlPending: 'PostHtmlPending',
   PostCategory: 'PostCategory',
   Comment: 'Comment',
   Image: 'Image',
   PostThumbnail: 'PostThumbnail',
+  PostSlug: 'PostSlug',
   RateLimitCounter: 'RateLimitCounter',
   AdminGrant: 'AdminGrant',
   ListGeneration: 'ListGeneration'
@@ -424,7 +427,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "session" | "refreshToken" | "category" | "post" | "postCategory" | "comment" | "image" | "postThumbnail" | "rateLimitCounter" | "adminGrant" | "listGeneration"
+    modelProps: "user" | "accountToken" | "session" | "refreshToken" | "category" | "post" | "postHtmlPending" | "postCategory" | "comment" | "image" | "postThumbnail" | "postSlug" | "rateLimitCounter" | "adminGrant" | "listGeneration"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -499,6 +502,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.UserCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.UserCountAggregateOutputType> | number
+        }
+      }
+    }
+    AccountToken: {
+      payload: Prisma.$AccountTokenPayload<ExtArgs>
+      fields: Prisma.AccountTokenFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AccountTokenFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AccountTokenFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>
+        }
+        findFirst: {
+          args: Prisma.AccountTokenFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AccountTokenFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>
+        }
+        findMany: {
+          args: Prisma.AccountTokenFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>[]
+        }
+        create: {
+          args: Prisma.AccountTokenCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>
+        }
+        createMany: {
+          args: Prisma.AccountTokenCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AccountTokenCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>[]
+        }
+        delete: {
+          args: Prisma.AccountTokenDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>
+        }
+        update: {
+          args: Prisma.AccountTokenUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>
+        }
+        deleteMany: {
+          args: Prisma.AccountTokenDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AccountTokenUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AccountTokenUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>[]
+        }
+        upsert: {
+          args: Prisma.AccountTokenUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>
+        }
+        aggregate: {
+          args: Prisma.AccountTokenAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAccountToken>
+        }
+        groupBy: {
+          args: Prisma.AccountTokenGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountTokenGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AccountTokenCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountTokenCountAggregateOutputType> | number
         }
       }
     }
@@ -798,6 +875,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    PostHtmlPending: {
+      payload: Prisma.$PostHtmlPendingPayload<ExtArgs>
+      fields: Prisma.PostHtmlPendingFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PostHtmlPendingFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostHtmlPendingPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PostHtmlPendingFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostHtmlPendingPayload>
+        }
+        findFirst: {
+          args: Prisma.PostHtmlPendingFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostHtmlPendingPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PostHtmlPendingFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostHtmlPendingPayload>
+        }
+        findMany: {
+          args: Prisma.PostHtmlPendingFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostHtmlPendingPayload>[]
+        }
+        create: {
+          args: Prisma.PostHtmlPendingCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostHtmlPendingPayload>
+        }
+        createMany: {
+          args: Prisma.PostHtmlPendingCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PostHtmlPendingCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostHtmlPendingPayload>[]
+        }
+        delete: {
+          args: Prisma.PostHtmlPendingDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostHtmlPendingPayload>
+        }
+        update: {
+          args: Prisma.PostHtmlPendingUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostHtmlPendingPayload>
+        }
+        deleteMany: {
+          args: Prisma.PostHtmlPendingDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PostHtmlPendingUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PostHtmlPendingUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostHtmlPendingPayload>[]
+        }
+        upsert: {
+          args: Prisma.PostHtmlPendingUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostHtmlPendingPayload>
+        }
+        aggregate: {
+          args: Prisma.PostHtmlPendingAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePostHtmlPending>
+        }
+        groupBy: {
+          args: Prisma.PostHtmlPendingGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PostHtmlPendingGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PostHtmlPendingCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PostHtmlPendingCountAggregateOutputType> | number
+        }
+      }
+    }
     PostCategory: {
       payload: Prisma.$PostCategoryPayload<ExtArgs>
       fields: Prisma.PostCategoryFieldRefs
@@ -1094,6 +1245,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    PostSlug: {
+      payload: Prisma.$PostSlugPayload<ExtArgs>
+      fields: Prisma.PostSlugFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PostSlugFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostSlugPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PostSlugFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostSlugPayload>
+        }
+        findFirst: {
+          args: Prisma.PostSlugFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostSlugPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PostSlugFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostSlugPayload>
+        }
+        findMany: {
+          args: Prisma.PostSlugFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostSlugPayload>[]
+        }
+        create: {
+          args: Prisma.PostSlugCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostSlugPayload>
+        }
+        createMany: {
+          args: Prisma.PostSlugCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PostSlugCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostSlugPayload>[]
+        }
+        delete: {
+          args: Prisma.PostSlugDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostSlugPayload>
+        }
+        update: {
+          args: Prisma.PostSlugUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostSlugPayload>
+        }
+        deleteMany: {
+          args: Prisma.PostSlugDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PostSlugUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PostSlugUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostSlugPayload>[]
+        }
+        upsert: {
+          args: Prisma.PostSlugUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostSlugPayload>
+        }
+        aggregate: {
+          args: Prisma.PostSlugAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePostSlug>
+        }
+        groupBy: {
+          args: Prisma.PostSlugGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PostSlugGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PostSlugCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PostSlugCountAggregateOutputType> | number
+        }
+      }
+    }
     RateLimitCounter: {
       payload: Prisma.$RateLimitCounterPayload<ExtArgs>
       fields: Prisma.RateLimitCounterFieldRefs
@@ -1361,6 +1586,7 @@ export const UserScalarFieldEnum = {
   name: 'name',
   passwordHash: 'passwordHash',
   role: 'role',
+  emailVerified: 'emailVerified',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -1368,12 +1594,30 @@ export const UserScalarFieldEnum = {
 export type UserScalarFieldEnum = (typeof UserScalarFieldEnum)[keyof typeof UserScalarFieldEnum]
 
 
+export const AccountTokenScalarFieldEnum = {
+  id: 'id',
+  userId: 'userId',
+  purpose: 'purpose',
+  tokenHash: 'tokenHash',
+  email: 'email',
+  requestedAt: 'requestedAt',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt'
+} as const
+
+export type AccountTokenScalarFieldEnum = (typeof AccountTokenScalarFieldEnum)[keyof typeof AccountTokenScalarFieldEnum]
+
+
 export const SessionScalarFieldEnum = {
   id: 'id',
   userId: 'userId',
   createdAt: 'createdAt',
   expiresAt: 'expiresAt',
-  revokedAt: 'revokedAt'
+  revokedAt: 'revokedAt',
+  lastUsedAt: 'lastUsedAt',
+  userAgent: 'userAgent',
+  clientAddress: 'clientAddress'
 } as const
 
 export type SessionScalarFieldEnum = (typeof SessionScalarFieldEnum)[keyof typeof SessionScalarFieldEnum]
@@ -1407,16 +1651,25 @@ export const PostScalarFieldEnum = {
   authorId: 'authorId',
   title: 'title',
   body: 'body',
+  html: 'html',
   excerpt: 'excerpt',
   status: 'status',
   publishedAt: 'publishedAt',
   publishJobId: 'publishJobId',
   commentCount: 'commentCount',
   createdAt: 'createdAt',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  slug: 'slug'
 } as const
 
 export type PostScalarFieldEnum = (typeof PostScalarFieldEnum)[keyof typeof PostScalarFieldEnum]
+
+
+export const PostHtmlPendingScalarFieldEnum = {
+  postId: 'postId'
+} as const
+
+export type PostHtmlPendingScalarFieldEnum = (typeof PostHtmlPendingScalarFieldEnum)[keyof typeof PostHtmlPendingScalarFieldEnum]
 
 
 export const PostCategoryScalarFieldEnum = {
@@ -1462,6 +1715,17 @@ export const PostThumbnailScalarFieldEnum = {
 export type PostThumbnailScalarFieldEnum = (typeof PostThumbnailScalarFieldEnum)[keyof typeof PostThumbnailScalarFieldEnum]
 
 
+export const PostSlugScalarFieldEnum = {
+  slug: 'slug',
+  postId: 'postId',
+  stem: 'stem',
+  suffix: 'suffix',
+  usedAt: 'usedAt'
+} as const
+
+export type PostSlugScalarFieldEnum = (typeof PostSlugScalarFieldEnum)[keyof typeof PostSlugScalarFieldEnum]
+
+
 export const RateLimitCounterScalarFieldEnum = {
   key: 'key',
   count: 'count',
@@ -1481,7 +1745,8 @@ export type AdminGrantScalarFieldEnum = (typeof AdminGrantScalarFieldEnum)[keyof
 
 export const ListGenerationScalarFieldEnum = {
   id: 'id',
-  value: 'value'
+  value: 'value',
+  changedAt: 'changedAt'
 } as const
 
 export type ListGenerationScalarFieldEnum = (typeof ListGenerationScalarFieldEnum)[keyof typeof ListGenerationScalarFieldEnum]
@@ -1546,6 +1811,13 @@ export type ListEnumRoleFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaM
 
 
 /**
+ * Reference to a field of type 'Boolean'
+ */
+export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
+    
+
+
+/**
  * Reference to a field of type 'DateTime'
  */
 export type DateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DateTime'>
@@ -1560,9 +1832,16 @@ export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaM
 
 
 /**
- * Reference to a field of type 'Boolean'
+ * Reference to a field of type 'AccountTokenPurpose'
  */
-export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
+export type EnumAccountTokenPurposeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'AccountTokenPurpose'>
+    
+
+
+/**
+ * Reference to a field of type 'AccountTokenPurpose[]'
+ */
+export type ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'AccountTokenPurpose[]'>
     
 
 
@@ -1787,14 +2066,17 @@ export interface PrismaClientOptionsWithAdapter extends PrismaClientBaseOptions 
 export type PrismaClientOptions = PrismaClientOptionsWithAccelerateUrl | PrismaClientOptionsWithAdapter
 export type GlobalOmitConfig = {
   user?: Prisma.UserOmit
+  accountToken?: Prisma.AccountTokenOmit
   session?: Prisma.SessionOmit
   refreshToken?: Prisma.RefreshTokenOmit
   category?: Prisma.CategoryOmit
   post?: Prisma.PostOmit
+  postHtmlPending?: Prisma.PostHtmlPendingOmit
   postCategory?: Prisma.PostCategoryOmit
   comment?: Prisma.CommentOmit
   image?: Prisma.ImageOmit
   postThumbnail?: Prisma.PostThumbnailOmit
+  postSlug?: Prisma.PostSlugOmit
   rateLimitCounter?: Prisma.RateLimitCounterOmit
   adminGrant?: Prisma.AdminGrantOmit
   listGeneration?: Prisma.ListGenerationOmit

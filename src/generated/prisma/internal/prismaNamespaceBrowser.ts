@@ -52,14 +52,17 @@ export const AnyNull = runtime.AnyNull
 
 export const ModelName = {
   User: 'User',
+  AccountToken: 'AccountToken',
   Session: 'Session',
   RefreshToken: 'RefreshToken',
   Category: 'Category',
   Post: 'Post',
+  PostHtmlPending: 'PostHtmlPending',
   PostCategory: 'PostCategory',
   Comment: 'Comment',
   Image: 'Image',
   PostThumbnail: 'PostThumbnail',
+  PostSlug: 'PostSlug',
   RateLimitCounter: 'RateLimitCounter',
   AdminGrant: 'AdminGrant',
   ListGeneration: 'ListGeneration'
@@ -87,6 +90,7 @@ export const UserScalarFieldEnum = {
   name: 'name',
   passwordHash: 'passwordHash',
   role: 'role',
+  emailVerified: 'emailVerified',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -94,12 +98,30 @@ export const UserScalarFieldEnum = {
 export type UserScalarFieldEnum = (typeof UserScalarFieldEnum)[keyof typeof UserScalarFieldEnum]
 
 
+export const AccountTokenScalarFieldEnum = {
+  id: 'id',
+  userId: 'userId',
+  purpose: 'purpose',
+  tokenHash: 'tokenHash',
+  email: 'email',
+  requestedAt: 'requestedAt',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt'
+} as const
+
+export type AccountTokenScalarFieldEnum = (typeof AccountTokenScalarFieldEnum)[keyof typeof AccountTokenScalarFieldEnum]
+
+
 export const SessionScalarFieldEnum = {
   id: 'id',
   userId: 'userId',
   createdAt: 'createdAt',
   expiresAt: 'expiresAt',
-  revokedAt: 'revokedAt'
+  revokedAt: 'revokedAt',
+  lastUsedAt: 'lastUsedAt',
+  userAgent: 'userAgent',
+  clientAddress: 'clientAddress'
 } as const
 
 export type SessionScalarFieldEnum = (typeof SessionScalarFieldEnum)[keyof typeof SessionScalarFieldEnum]
@@ -133,16 +155,25 @@ export const PostScalarFieldEnum = {
   authorId: 'authorId',
   title: 'title',
   body: 'body',
+  html: 'html',
   excerpt: 'excerpt',
   status: 'status',
   publishedAt: 'publishedAt',
   publishJobId: 'publishJobId',
   commentCount: 'commentCount',
   createdAt: 'createdAt',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  slug: 'slug'
 } as const
 
 export type PostScalarFieldEnum = (typeof PostScalarFieldEnum)[keyof typeof PostScalarFieldEnum]
+
+
+export const PostHtmlPendingScalarFieldEnum = {
+  postId: 'postId'
+} as const
+
+export type PostHtmlPendingScalarFieldEnum = (typeof PostHtmlPendingScalarFieldEnum)[keyof typeof PostHtmlPendingScalarFieldEnum]
 
 
 export const PostCategoryScalarFieldEnum = {
@@ -188,6 +219,17 @@ export const PostThumbnailScalarFieldEnum = {
 export type PostThumbnailScalarFieldEnum = (typeof PostThumbnailScalarFieldEnum)[keyof typeof PostThumbnailScalarFieldEnum]
 
 
+export const PostSlugScalarFieldEnum = {
+  slug: 'slug',
+  postId: 'postId',
+  stem: 'stem',
+  suffix: 'suffix',
+  usedAt: 'usedAt'
+} as const
+
+export type PostSlugScalarFieldEnum = (typeof PostSlugScalarFieldEnum)[keyof typeof PostSlugScalarFieldEnum]
+
+
 export const RateLimitCounterScalarFieldEnum = {
   key: 'key',
   count: 'count',
@@ -207,7 +249,8 @@ export type AdminGrantScalarFieldEnum = (typeof AdminGrantScalarFieldEnum)[keyof
 
 export const ListGenerationScalarFieldEnum = {
   id: 'id',
-  value: 'value'
+  value: 'value',
+  changedAt: 'changedAt'
 } as const
 
 export type ListGenerationScalarFieldEnum = (typeof ListGenerationScalarFieldEnum)[keyof typeof ListGenerationScalarFieldEnum]

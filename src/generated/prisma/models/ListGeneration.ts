@@ -16,7 +16,8 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
  * Model ListGeneration
  * The generation of public post lists, one row shared by every instance: each write that changes
  * what a list shows moves it on once committed, and a cached page is served only while the
- * generation it was read at is current (src/db/list-generation.ts).
+ * generation it was read at is current (src/db/list-generation.ts). `changedAt`, on the database's
+ * clock, is when it last moved on: the feed's Last-Modified (src/content/feed.ts).
  */
 export type ListGenerationModel = runtime.Types.Result.DefaultSelection<Prisma.$ListGenerationPayload>
 
@@ -41,16 +42,19 @@ export type ListGenerationSumAggregateOutputType = {
 export type ListGenerationMinAggregateOutputType = {
   id: number | null
   value: bigint | null
+  changedAt: Date | null
 }
 
 export type ListGenerationMaxAggregateOutputType = {
   id: number | null
   value: bigint | null
+  changedAt: Date | null
 }
 
 export type ListGenerationCountAggregateOutputType = {
   id: number
   value: number
+  changedAt: number
   _all: number
 }
 
@@ -68,16 +72,19 @@ export type ListGenerationSumAggregateInputType = {
 export type ListGenerationMinAggregateInputType = {
   id?: true
   value?: true
+  changedAt?: true
 }
 
 export type ListGenerationMaxAggregateInputType = {
   id?: true
   value?: true
+  changedAt?: true
 }
 
 export type ListGenerationCountAggregateInputType = {
   id?: true
   value?: true
+  changedAt?: true
   _all?: true
 }
 
@@ -170,6 +177,7 @@ export type ListGenerationGroupByArgs<ExtArgs extends runtime.Types.Extensions.I
 export type ListGenerationGroupByOutputType = {
   id: number
   value: bigint
+  changedAt: Date
   _count: ListGenerationCountAggregateOutputType | null
   _avg: ListGenerationAvgAggregateOutputType | null
   _sum: ListGenerationSumAggregateOutputType | null
@@ -198,11 +206,13 @@ export type ListGenerationWhereInput = {
   NOT?: Prisma.ListGenerationWhereInput | Prisma.ListGenerationWhereInput[]
   id?: Prisma.IntFilter<"ListGeneration"> | number
   value?: Prisma.BigIntFilter<"ListGeneration"> | bigint | number
+  changedAt?: Prisma.DateTimeFilter<"ListGeneration"> | Date | string
 }
 
 export type ListGenerationOrderByWithRelationInput = {
   id?: Prisma.SortOrder
   value?: Prisma.SortOrder
+  changedAt?: Prisma.SortOrder
 }
 
 export type ListGenerationWhereUniqueInput = Prisma.AtLeast<{
@@ -211,11 +221,13 @@ export type ListGenerationWhereUniqueInput = Prisma.AtLeast<{
   OR?: Prisma.ListGenerationWhereInput[]
   NOT?: Prisma.ListGenerationWhereInput | Prisma.ListGenerationWhereInput[]
   value?: Prisma.BigIntFilter<"ListGeneration"> | bigint | number
+  changedAt?: Prisma.DateTimeFilter<"ListGeneration"> | Date | string
 }, "id">
 
 export type ListGenerationOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
   value?: Prisma.SortOrder
+  changedAt?: Prisma.SortOrder
   _count?: Prisma.ListGenerationCountOrderByAggregateInput
   _avg?: Prisma.ListGenerationAvgOrderByAggregateInput
   _max?: Prisma.ListGenerationMaxOrderByAggregateInput
@@ -229,46 +241,55 @@ export type ListGenerationScalarWhereWithAggregatesInput = {
   NOT?: Prisma.ListGenerationScalarWhereWithAggregatesInput | Prisma.ListGenerationScalarWhereWithAggregatesInput[]
   id?: Prisma.IntWithAggregatesFilter<"ListGeneration"> | number
   value?: Prisma.BigIntWithAggregatesFilter<"ListGeneration"> | bigint | number
+  changedAt?: Prisma.DateTimeWithAggregatesFilter<"ListGeneration"> | Date | string
 }
 
 export type ListGenerationCreateInput = {
   id: number
   value: bigint | number
+  changedAt?: Date | string
 }
 
 export type ListGenerationUncheckedCreateInput = {
   id: number
   value: bigint | number
+  changedAt?: Date | string
 }
 
 export type ListGenerationUpdateInput = {
   id?: Prisma.IntFieldUpdateOperationsInput | number
   value?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  changedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type ListGenerationUncheckedUpdateInput = {
   id?: Prisma.IntFieldUpdateOperationsInput | number
   value?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  changedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type ListGenerationCreateManyInput = {
   id: number
   value: bigint | number
+  changedAt?: Date | string
 }
 
 export type ListGenerationUpdateManyMutationInput = {
   id?: Prisma.IntFieldUpdateOperationsInput | number
   value?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  changedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type ListGenerationUncheckedUpdateManyInput = {
   id?: Prisma.IntFieldUpdateOperationsInput | number
   value?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  changedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type ListGenerationCountOrderByAggregateInput = {
   id?: Prisma.SortOrder
   value?: Prisma.SortOrder
+  changedAt?: Prisma.SortOrder
 }
 
 export type ListGenerationAvgOrderByAggregateInput = {
@@ -279,11 +300,13 @@ export type ListGenerationAvgOrderByAggregateInput = {
 export type ListGenerationMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
   value?: Prisma.SortOrder
+  changedAt?: Prisma.SortOrder
 }
 
 export type ListGenerationMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
   value?: Prisma.SortOrder
+  changedAt?: Prisma.SortOrder
 }
 
 export type ListGenerationSumOrderByAggregateInput = {
@@ -304,24 +327,28 @@ export type BigIntFieldUpdateOperationsInput = {
 export type ListGenerationSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
   value?: boolean
+  changedAt?: boolean
 }, ExtArgs["result"]["listGeneration"]>
 
 export type ListGenerationSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
   value?: boolean
+  changedAt?: boolean
 }, ExtArgs["result"]["listGeneration"]>
 
 export type ListGenerationSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
   value?: boolean
+  changedAt?: boolean
 }, ExtArgs["result"]["listGeneration"]>
 
 export type ListGenerationSelectScalar = {
   id?: boolean
   value?: boolean
+  changedAt?: boolean
 }
 
-export type ListGenerationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "value", ExtArgs["result"]["listGeneration"]>
+export type ListGenerationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "value" | "changedAt", ExtArgs["result"]["listGeneration"]>
 
 export type $ListGenerationPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "ListGeneration"
@@ -329,6 +356,7 @@ export type $ListGenerationPayload<ExtArgs extends runtime.Types.Extensions.Inte
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
     value: bigint
+    changedAt: Date
   }, ExtArgs["result"]["listGeneration"]>
   composites: {}
 }
@@ -754,6 +782,7 @@ export interface Prisma__ListGenerationClient<T, Null = never, ExtArgs extends r
 export interface ListGenerationFieldRefs {
   readonly id: Prisma.FieldRef<"ListGeneration", 'Int'>
   readonly value: Prisma.FieldRef<"ListGeneration", 'BigInt'>
+  readonly changedAt: Prisma.FieldRef<"ListGeneration", 'DateTime'>
 }
     
 

@@ -39,6 +39,7 @@ export type PostMinAggregateOutputType = {
   authorId: string | null
   title: string | null
   body: string | null
+  html: string | null
   excerpt: string | null
   status: $Enums.PostStatus | null
   publishedAt: Date | null
@@ -46,6 +47,7 @@ export type PostMinAggregateOutputType = {
   commentCount: number | null
   createdAt: Date | null
   updatedAt: Date | null
+  slug: string | null
 }
 
 export type PostMaxAggregateOutputType = {
@@ -53,6 +55,7 @@ export type PostMaxAggregateOutputType = {
   authorId: string | null
   title: string | null
   body: string | null
+  html: string | null
   excerpt: string | null
   status: $Enums.PostStatus | null
   publishedAt: Date | null
@@ -60,6 +63,7 @@ export type PostMaxAggregateOutputType = {
   commentCount: number | null
   createdAt: Date | null
   updatedAt: Date | null
+  slug: string | null
 }
 
 export type PostCountAggregateOutputType = {
@@ -67,6 +71,7 @@ export type PostCountAggregateOutputType = {
   authorId: number
   title: number
   body: number
+  html: number
   excerpt: number
   status: number
   publishedAt: number
@@ -74,6 +79,7 @@ export type PostCountAggregateOutputType = {
   commentCount: number
   createdAt: number
   updatedAt: number
+  slug: number
   _all: number
 }
 
@@ -91,6 +97,7 @@ export type PostMinAggregateInputType = {
   authorId?: true
   title?: true
   body?: true
+  html?: true
   excerpt?: true
   status?: true
   publishedAt?: true
@@ -98,6 +105,7 @@ export type PostMinAggregateInputType = {
   commentCount?: true
   createdAt?: true
   updatedAt?: true
+  slug?: true
 }
 
 export type PostMaxAggregateInputType = {
@@ -105,6 +113,7 @@ export type PostMaxAggregateInputType = {
   authorId?: true
   title?: true
   body?: true
+  html?: true
   excerpt?: true
   status?: true
   publishedAt?: true
@@ -112,6 +121,7 @@ export type PostMaxAggregateInputType = {
   commentCount?: true
   createdAt?: true
   updatedAt?: true
+  slug?: true
 }
 
 export type PostCountAggregateInputType = {
@@ -119,6 +129,7 @@ export type PostCountAggregateInputType = {
   authorId?: true
   title?: true
   body?: true
+  html?: true
   excerpt?: true
   status?: true
   publishedAt?: true
@@ -126,6 +137,7 @@ export type PostCountAggregateInputType = {
   commentCount?: true
   createdAt?: true
   updatedAt?: true
+  slug?: true
   _all?: true
 }
 
@@ -220,6 +232,7 @@ export type PostGroupByOutputType = {
   authorId: string
   title: string
   body: string
+  html: string | null
   excerpt: string
   status: $Enums.PostStatus
   publishedAt: Date | null
@@ -227,6 +240,7 @@ export type PostGroupByOutputType = {
   commentCount: number
   createdAt: Date
   updatedAt: Date
+  slug: string
   _count: PostCountAggregateOutputType | null
   _avg: PostAvgAggregateOutputType | null
   _sum: PostSumAggregateOutputType | null
@@ -257,6 +271,7 @@ export type PostWhereInput = {
   authorId?: Prisma.UuidFilter<"Post"> | string
   title?: Prisma.StringFilter<"Post"> | string
   body?: Prisma.StringFilter<"Post"> | string
+  html?: Prisma.StringNullableFilter<"Post"> | string | null
   excerpt?: Prisma.StringFilter<"Post"> | string
   status?: Prisma.EnumPostStatusFilter<"Post"> | $Enums.PostStatus
   publishedAt?: Prisma.DateTimeNullableFilter<"Post"> | Date | string | null
@@ -264,10 +279,13 @@ export type PostWhereInput = {
   commentCount?: Prisma.IntFilter<"Post"> | number
   createdAt?: Prisma.DateTimeFilter<"Post"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Post"> | Date | string
+  slug?: Prisma.StringFilter<"Post"> | string
   author?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
+  slugs?: Prisma.PostSlugListRelationFilter
   categories?: Prisma.PostCategoryListRelationFilter
   comments?: Prisma.CommentListRelationFilter
   thumbnail?: Prisma.PostThumbnailListRelationFilter
+  htmlPending?: Prisma.XOR<Prisma.PostHtmlPendingNullableScalarRelationFilter, Prisma.PostHtmlPendingWhereInput> | null
 }
 
 export type PostOrderByWithRelationInput = {
@@ -275,6 +293,7 @@ export type PostOrderByWithRelationInput = {
   authorId?: Prisma.SortOrder
   title?: Prisma.SortOrder
   body?: Prisma.SortOrder
+  html?: Prisma.SortOrderInput | Prisma.SortOrder
   excerpt?: Prisma.SortOrder
   status?: Prisma.SortOrder
   publishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -282,10 +301,13 @@ export type PostOrderByWithRelationInput = {
   commentCount?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  slug?: Prisma.SortOrder
   author?: Prisma.UserOrderByWithRelationInput
+  slugs?: Prisma.PostSlugOrderByRelationAggregateInput
   categories?: Prisma.PostCategoryOrderByRelationAggregateInput
   comments?: Prisma.CommentOrderByRelationAggregateInput
   thumbnail?: Prisma.PostThumbnailOrderByRelationAggregateInput
+  htmlPending?: Prisma.PostHtmlPendingOrderByWithRelationInput
 }
 
 export type PostWhereUniqueInput = Prisma.AtLeast<{
@@ -296,6 +318,7 @@ export type PostWhereUniqueInput = Prisma.AtLeast<{
   authorId?: Prisma.UuidFilter<"Post"> | string
   title?: Prisma.StringFilter<"Post"> | string
   body?: Prisma.StringFilter<"Post"> | string
+  html?: Prisma.StringNullableFilter<"Post"> | string | null
   excerpt?: Prisma.StringFilter<"Post"> | string
   status?: Prisma.EnumPostStatusFilter<"Post"> | $Enums.PostStatus
   publishedAt?: Prisma.DateTimeNullableFilter<"Post"> | Date | string | null
@@ -303,10 +326,13 @@ export type PostWhereUniqueInput = Prisma.AtLeast<{
   commentCount?: Prisma.IntFilter<"Post"> | number
   createdAt?: Prisma.DateTimeFilter<"Post"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Post"> | Date | string
+  slug?: Prisma.StringFilter<"Post"> | string
   author?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
+  slugs?: Prisma.PostSlugListRelationFilter
   categories?: Prisma.PostCategoryListRelationFilter
   comments?: Prisma.CommentListRelationFilter
   thumbnail?: Prisma.PostThumbnailListRelationFilter
+  htmlPending?: Prisma.XOR<Prisma.PostHtmlPendingNullableScalarRelationFilter, Prisma.PostHtmlPendingWhereInput> | null
 }, "id">
 
 export type PostOrderByWithAggregationInput = {
@@ -314,6 +340,7 @@ export type PostOrderByWithAggregationInput = {
   authorId?: Prisma.SortOrder
   title?: Prisma.SortOrder
   body?: Prisma.SortOrder
+  html?: Prisma.SortOrderInput | Prisma.SortOrder
   excerpt?: Prisma.SortOrder
   status?: Prisma.SortOrder
   publishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -321,6 +348,7 @@ export type PostOrderByWithAggregationInput = {
   commentCount?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  slug?: Prisma.SortOrder
   _count?: Prisma.PostCountOrderByAggregateInput
   _avg?: Prisma.PostAvgOrderByAggregateInput
   _max?: Prisma.PostMaxOrderByAggregateInput
@@ -336,6 +364,7 @@ export type PostScalarWhereWithAggregatesInput = {
   authorId?: Prisma.UuidWithAggregatesFilter<"Post"> | string
   title?: Prisma.StringWithAggregatesFilter<"Post"> | string
   body?: Prisma.StringWithAggregatesFilter<"Post"> | string
+  html?: Prisma.StringNullableWithAggregatesFilter<"Post"> | string | null
   excerpt?: Prisma.StringWithAggregatesFilter<"Post"> | string
   status?: Prisma.EnumPostStatusWithAggregatesFilter<"Post"> | $Enums.PostStatus
   publishedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Post"> | Date | string | null
@@ -343,12 +372,14 @@ export type PostScalarWhereWithAggregatesInput = {
   commentCount?: Prisma.IntWithAggregatesFilter<"Post"> | number
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Post"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Post"> | Date | string
+  slug?: Prisma.StringWithAggregatesFilter<"Post"> | string
 }
 
 export type PostCreateInput = {
   id?: string
   title: string
   body: string
+  html?: string | null
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
@@ -356,10 +387,13 @@ export type PostCreateInput = {
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
+  slug: string
   author: Prisma.UserCreateNestedOneWithoutPostsInput
+  slugs?: Prisma.PostSlugCreateNestedManyWithoutPostInput
   categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
 }
 
 export type PostUncheckedCreateInput = {
@@ -367,6 +401,7 @@ export type PostUncheckedCreateInput = {
   authorId: string
   title: string
   body: string
+  html?: string | null
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
@@ -374,15 +409,19 @@ export type PostUncheckedCreateInput = {
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
+  slug: string
+  slugs?: Prisma.PostSlugUncheckedCreateNestedManyWithoutPostInput
   categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
 }
 
 export type PostUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -390,10 +429,13 @@ export type PostUpdateInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
   author?: Prisma.UserUpdateOneRequiredWithoutPostsNestedInput
+  slugs?: Prisma.PostSlugUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateInput = {
@@ -401,6 +443,7 @@ export type PostUncheckedUpdateInput = {
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -408,9 +451,12 @@ export type PostUncheckedUpdateInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  slugs?: Prisma.PostSlugUncheckedUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
 }
 
 export type PostCreateManyInput = {
@@ -418,6 +464,7 @@ export type PostCreateManyInput = {
   authorId: string
   title: string
   body: string
+  html?: string | null
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
@@ -425,12 +472,14 @@ export type PostCreateManyInput = {
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
+  slug: string
 }
 
 export type PostUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -438,6 +487,7 @@ export type PostUpdateManyMutationInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
 }
 
 export type PostUncheckedUpdateManyInput = {
@@ -445,6 +495,7 @@ export type PostUncheckedUpdateManyInput = {
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -452,6 +503,7 @@ export type PostUncheckedUpdateManyInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
 }
 
 export type PostListRelationFilter = {
@@ -469,6 +521,7 @@ export type PostCountOrderByAggregateInput = {
   authorId?: Prisma.SortOrder
   title?: Prisma.SortOrder
   body?: Prisma.SortOrder
+  html?: Prisma.SortOrder
   excerpt?: Prisma.SortOrder
   status?: Prisma.SortOrder
   publishedAt?: Prisma.SortOrder
@@ -476,6 +529,7 @@ export type PostCountOrderByAggregateInput = {
   commentCount?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  slug?: Prisma.SortOrder
 }
 
 export type PostAvgOrderByAggregateInput = {
@@ -487,6 +541,7 @@ export type PostMaxOrderByAggregateInput = {
   authorId?: Prisma.SortOrder
   title?: Prisma.SortOrder
   body?: Prisma.SortOrder
+  html?: Prisma.SortOrder
   excerpt?: Prisma.SortOrder
   status?: Prisma.SortOrder
   publishedAt?: Prisma.SortOrder
@@ -494,6 +549,7 @@ export type PostMaxOrderByAggregateInput = {
   commentCount?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  slug?: Prisma.SortOrder
 }
 
 export type PostMinOrderByAggregateInput = {
@@ -501,6 +557,7 @@ export type PostMinOrderByAggregateInput = {
   authorId?: Prisma.SortOrder
   title?: Prisma.SortOrder
   body?: Prisma.SortOrder
+  html?: Prisma.SortOrder
   excerpt?: Prisma.SortOrder
   status?: Prisma.SortOrder
   publishedAt?: Prisma.SortOrder
@@ -508,6 +565,7 @@ export type PostMinOrderByAggregateInput = {
   commentCount?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  slug?: Prisma.SortOrder
 }
 
 export type PostSumOrderByAggregateInput = {
@@ -565,16 +623,26 @@ export type EnumPostStatusFieldUpdateOperationsInput = {
   set?: $Enums.PostStatus
 }
 
-export type NullableStringFieldUpdateOperationsInput = {
-  set?: string | null
-}
-
 export type IntFieldUpdateOperationsInput = {
   set?: number
   increment?: number
   decrement?: number
   multiply?: number
   divide?: number
+}
+
+export type PostCreateNestedOneWithoutHtmlPendingInput = {
+  create?: Prisma.XOR<Prisma.PostCreateWithoutHtmlPendingInput, Prisma.PostUncheckedCreateWithoutHtmlPendingInput>
+  connectOrCreate?: Prisma.PostCreateOrConnectWithoutHtmlPendingInput
+  connect?: Prisma.PostWhereUniqueInput
+}
+
+export type PostUpdateOneRequiredWithoutHtmlPendingNestedInput = {
+  create?: Prisma.XOR<Prisma.PostCreateWithoutHtmlPendingInput, Prisma.PostUncheckedCreateWithoutHtmlPendingInput>
+  connectOrCreate?: Prisma.PostCreateOrConnectWithoutHtmlPendingInput
+  upsert?: Prisma.PostUpsertWithoutHtmlPendingInput
+  connect?: Prisma.PostWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PostUpdateToOneWithWhereWithoutHtmlPendingInput, Prisma.PostUpdateWithoutHtmlPendingInput>, Prisma.PostUncheckedUpdateWithoutHtmlPendingInput>
 }
 
 export type PostCreateNestedOneWithoutCategoriesInput = {
@@ -619,10 +687,25 @@ export type PostUpdateOneRequiredWithoutThumbnailNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.PostUpdateToOneWithWhereWithoutThumbnailInput, Prisma.PostUpdateWithoutThumbnailInput>, Prisma.PostUncheckedUpdateWithoutThumbnailInput>
 }
 
+export type PostCreateNestedOneWithoutSlugsInput = {
+  create?: Prisma.XOR<Prisma.PostCreateWithoutSlugsInput, Prisma.PostUncheckedCreateWithoutSlugsInput>
+  connectOrCreate?: Prisma.PostCreateOrConnectWithoutSlugsInput
+  connect?: Prisma.PostWhereUniqueInput
+}
+
+export type PostUpdateOneRequiredWithoutSlugsNestedInput = {
+  create?: Prisma.XOR<Prisma.PostCreateWithoutSlugsInput, Prisma.PostUncheckedCreateWithoutSlugsInput>
+  connectOrCreate?: Prisma.PostCreateOrConnectWithoutSlugsInput
+  upsert?: Prisma.PostUpsertWithoutSlugsInput
+  connect?: Prisma.PostWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PostUpdateToOneWithWhereWithoutSlugsInput, Prisma.PostUpdateWithoutSlugsInput>, Prisma.PostUncheckedUpdateWithoutSlugsInput>
+}
+
 export type PostCreateWithoutAuthorInput = {
   id?: string
   title: string
   body: string
+  html?: string | null
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
@@ -630,15 +713,19 @@ export type PostCreateWithoutAuthorInput = {
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
+  slug: string
+  slugs?: Prisma.PostSlugCreateNestedManyWithoutPostInput
   categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
 }
 
 export type PostUncheckedCreateWithoutAuthorInput = {
   id?: string
   title: string
   body: string
+  html?: string | null
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
@@ -646,9 +733,12 @@ export type PostUncheckedCreateWithoutAuthorInput = {
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
+  slug: string
+  slugs?: Prisma.PostSlugUncheckedCreateNestedManyWithoutPostInput
   categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
 }
 
 export type PostCreateOrConnectWithoutAuthorInput = {
@@ -685,6 +775,7 @@ export type PostScalarWhereInput = {
   authorId?: Prisma.UuidFilter<"Post"> | string
   title?: Prisma.StringFilter<"Post"> | string
   body?: Prisma.StringFilter<"Post"> | string
+  html?: Prisma.StringNullableFilter<"Post"> | string | null
   excerpt?: Prisma.StringFilter<"Post"> | string
   status?: Prisma.EnumPostStatusFilter<"Post"> | $Enums.PostStatus
   publishedAt?: Prisma.DateTimeNullableFilter<"Post"> | Date | string | null
@@ -692,12 +783,14 @@ export type PostScalarWhereInput = {
   commentCount?: Prisma.IntFilter<"Post"> | number
   createdAt?: Prisma.DateTimeFilter<"Post"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Post"> | Date | string
+  slug?: Prisma.StringFilter<"Post"> | string
 }
 
-export type PostCreateWithoutCategoriesInput = {
+export type PostCreateWithoutHtmlPendingInput = {
   id?: string
   title: string
   body: string
+  html?: string | null
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
@@ -705,9 +798,108 @@ export type PostCreateWithoutCategoriesInput = {
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
+  slug: string
   author: Prisma.UserCreateNestedOneWithoutPostsInput
+  slugs?: Prisma.PostSlugCreateNestedManyWithoutPostInput
+  categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+}
+
+export type PostUncheckedCreateWithoutHtmlPendingInput = {
+  id?: string
+  authorId: string
+  title: string
+  body: string
+  html?: string | null
+  excerpt: string
+  status?: $Enums.PostStatus
+  publishedAt?: Date | string | null
+  publishJobId?: string | null
+  commentCount?: number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  slug: string
+  slugs?: Prisma.PostSlugUncheckedCreateNestedManyWithoutPostInput
+  categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
+  comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
+  thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+}
+
+export type PostCreateOrConnectWithoutHtmlPendingInput = {
+  where: Prisma.PostWhereUniqueInput
+  create: Prisma.XOR<Prisma.PostCreateWithoutHtmlPendingInput, Prisma.PostUncheckedCreateWithoutHtmlPendingInput>
+}
+
+export type PostUpsertWithoutHtmlPendingInput = {
+  update: Prisma.XOR<Prisma.PostUpdateWithoutHtmlPendingInput, Prisma.PostUncheckedUpdateWithoutHtmlPendingInput>
+  create: Prisma.XOR<Prisma.PostCreateWithoutHtmlPendingInput, Prisma.PostUncheckedCreateWithoutHtmlPendingInput>
+  where?: Prisma.PostWhereInput
+}
+
+export type PostUpdateToOneWithWhereWithoutHtmlPendingInput = {
+  where?: Prisma.PostWhereInput
+  data: Prisma.XOR<Prisma.PostUpdateWithoutHtmlPendingInput, Prisma.PostUncheckedUpdateWithoutHtmlPendingInput>
+}
+
+export type PostUpdateWithoutHtmlPendingInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  title?: Prisma.StringFieldUpdateOperationsInput | string
+  body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  excerpt?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
+  publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  author?: Prisma.UserUpdateOneRequiredWithoutPostsNestedInput
+  slugs?: Prisma.PostSlugUpdateManyWithoutPostNestedInput
+  categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
+  comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
+  thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+}
+
+export type PostUncheckedUpdateWithoutHtmlPendingInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  title?: Prisma.StringFieldUpdateOperationsInput | string
+  body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  excerpt?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
+  publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  slugs?: Prisma.PostSlugUncheckedUpdateManyWithoutPostNestedInput
+  categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
+  comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
+  thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
+}
+
+export type PostCreateWithoutCategoriesInput = {
+  id?: string
+  title: string
+  body: string
+  html?: string | null
+  excerpt: string
+  status?: $Enums.PostStatus
+  publishedAt?: Date | string | null
+  publishJobId?: string | null
+  commentCount?: number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  slug: string
+  author: Prisma.UserCreateNestedOneWithoutPostsInput
+  slugs?: Prisma.PostSlugCreateNestedManyWithoutPostInput
+  comments?: Prisma.CommentCreateNestedManyWithoutPostInput
+  thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
 }
 
 export type PostUncheckedCreateWithoutCategoriesInput = {
@@ -715,6 +907,7 @@ export type PostUncheckedCreateWithoutCategoriesInput = {
   authorId: string
   title: string
   body: string
+  html?: string | null
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
@@ -722,8 +915,11 @@ export type PostUncheckedCreateWithoutCategoriesInput = {
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
+  slug: string
+  slugs?: Prisma.PostSlugUncheckedCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
 }
 
 export type PostCreateOrConnectWithoutCategoriesInput = {
@@ -746,6 +942,7 @@ export type PostUpdateWithoutCategoriesInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -753,9 +950,12 @@ export type PostUpdateWithoutCategoriesInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
   author?: Prisma.UserUpdateOneRequiredWithoutPostsNestedInput
+  slugs?: Prisma.PostSlugUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateWithoutCategoriesInput = {
@@ -763,6 +963,7 @@ export type PostUncheckedUpdateWithoutCategoriesInput = {
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -770,14 +971,18 @@ export type PostUncheckedUpdateWithoutCategoriesInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  slugs?: Prisma.PostSlugUncheckedUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
 }
 
 export type PostCreateWithoutCommentsInput = {
   id?: string
   title: string
   body: string
+  html?: string | null
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
@@ -785,9 +990,12 @@ export type PostCreateWithoutCommentsInput = {
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
+  slug: string
   author: Prisma.UserCreateNestedOneWithoutPostsInput
+  slugs?: Prisma.PostSlugCreateNestedManyWithoutPostInput
   categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
 }
 
 export type PostUncheckedCreateWithoutCommentsInput = {
@@ -795,6 +1003,7 @@ export type PostUncheckedCreateWithoutCommentsInput = {
   authorId: string
   title: string
   body: string
+  html?: string | null
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
@@ -802,8 +1011,11 @@ export type PostUncheckedCreateWithoutCommentsInput = {
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
+  slug: string
+  slugs?: Prisma.PostSlugUncheckedCreateNestedManyWithoutPostInput
   categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
 }
 
 export type PostCreateOrConnectWithoutCommentsInput = {
@@ -826,6 +1038,7 @@ export type PostUpdateWithoutCommentsInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -833,9 +1046,12 @@ export type PostUpdateWithoutCommentsInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
   author?: Prisma.UserUpdateOneRequiredWithoutPostsNestedInput
+  slugs?: Prisma.PostSlugUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateWithoutCommentsInput = {
@@ -843,6 +1059,7 @@ export type PostUncheckedUpdateWithoutCommentsInput = {
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -850,14 +1067,18 @@ export type PostUncheckedUpdateWithoutCommentsInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  slugs?: Prisma.PostSlugUncheckedUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
 }
 
 export type PostCreateWithoutThumbnailInput = {
   id?: string
   title: string
   body: string
+  html?: string | null
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
@@ -865,9 +1086,12 @@ export type PostCreateWithoutThumbnailInput = {
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
+  slug: string
   author: Prisma.UserCreateNestedOneWithoutPostsInput
+  slugs?: Prisma.PostSlugCreateNestedManyWithoutPostInput
   categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
 }
 
 export type PostUncheckedCreateWithoutThumbnailInput = {
@@ -875,6 +1099,7 @@ export type PostUncheckedCreateWithoutThumbnailInput = {
   authorId: string
   title: string
   body: string
+  html?: string | null
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
@@ -882,8 +1107,11 @@ export type PostUncheckedCreateWithoutThumbnailInput = {
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
+  slug: string
+  slugs?: Prisma.PostSlugUncheckedCreateNestedManyWithoutPostInput
   categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
 }
 
 export type PostCreateOrConnectWithoutThumbnailInput = {
@@ -906,6 +1134,7 @@ export type PostUpdateWithoutThumbnailInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -913,9 +1142,12 @@ export type PostUpdateWithoutThumbnailInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
   author?: Prisma.UserUpdateOneRequiredWithoutPostsNestedInput
+  slugs?: Prisma.PostSlugUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateWithoutThumbnailInput = {
@@ -923,6 +1155,7 @@ export type PostUncheckedUpdateWithoutThumbnailInput = {
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -930,14 +1163,18 @@ export type PostUncheckedUpdateWithoutThumbnailInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  slugs?: Prisma.PostSlugUncheckedUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
 }
 
-export type PostCreateManyAuthorInput = {
+export type PostCreateWithoutSlugsInput = {
   id?: string
   title: string
   body: string
+  html?: string | null
   excerpt: string
   status?: $Enums.PostStatus
   publishedAt?: Date | string | null
@@ -945,12 +1182,110 @@ export type PostCreateManyAuthorInput = {
   commentCount?: number
   createdAt?: Date | string
   updatedAt?: Date | string
+  slug: string
+  author: Prisma.UserCreateNestedOneWithoutPostsInput
+  categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
+  comments?: Prisma.CommentCreateNestedManyWithoutPostInput
+  thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
+}
+
+export type PostUncheckedCreateWithoutSlugsInput = {
+  id?: string
+  authorId: string
+  title: string
+  body: string
+  html?: string | null
+  excerpt: string
+  status?: $Enums.PostStatus
+  publishedAt?: Date | string | null
+  publishJobId?: string | null
+  commentCount?: number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  slug: string
+  categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
+  comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
+  thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
+}
+
+export type PostCreateOrConnectWithoutSlugsInput = {
+  where: Prisma.PostWhereUniqueInput
+  create: Prisma.XOR<Prisma.PostCreateWithoutSlugsInput, Prisma.PostUncheckedCreateWithoutSlugsInput>
+}
+
+export type PostUpsertWithoutSlugsInput = {
+  update: Prisma.XOR<Prisma.PostUpdateWithoutSlugsInput, Prisma.PostUncheckedUpdateWithoutSlugsInput>
+  create: Prisma.XOR<Prisma.PostCreateWithoutSlugsInput, Prisma.PostUncheckedCreateWithoutSlugsInput>
+  where?: Prisma.PostWhereInput
+}
+
+export type PostUpdateToOneWithWhereWithoutSlugsInput = {
+  where?: Prisma.PostWhereInput
+  data: Prisma.XOR<Prisma.PostUpdateWithoutSlugsInput, Prisma.PostUncheckedUpdateWithoutSlugsInput>
+}
+
+export type PostUpdateWithoutSlugsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  title?: Prisma.StringFieldUpdateOperationsInput | string
+  body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  excerpt?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
+  publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  author?: Prisma.UserUpdateOneRequiredWithoutPostsNestedInput
+  categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
+  comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
+  thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
+}
+
+export type PostUncheckedUpdateWithoutSlugsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  title?: Prisma.StringFieldUpdateOperationsInput | string
+  body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  excerpt?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
+  publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
+  comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
+  thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
+}
+
+export type PostCreateManyAuthorInput = {
+  id?: string
+  title: string
+  body: string
+  html?: string | null
+  excerpt: string
+  status?: $Enums.PostStatus
+  publishedAt?: Date | string | null
+  publishJobId?: string | null
+  commentCount?: number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  slug: string
 }
 
 export type PostUpdateWithoutAuthorInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -958,15 +1293,19 @@ export type PostUpdateWithoutAuthorInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  slugs?: Prisma.PostSlugUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateWithoutAuthorInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -974,15 +1313,19 @@ export type PostUncheckedUpdateWithoutAuthorInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  slugs?: Prisma.PostSlugUncheckedUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateManyWithoutAuthorInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   title?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   excerpt?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -990,6 +1333,7 @@ export type PostUncheckedUpdateManyWithoutAuthorInput = {
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
 }
 
 
@@ -998,12 +1342,14 @@ export type PostUncheckedUpdateManyWithoutAuthorInput = {
  */
 
 export type PostCountOutputType = {
+  slugs: number
   categories: number
   comments: number
   thumbnail: number
 }
 
 export type PostCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  slugs?: boolean | PostCountOutputTypeCountSlugsArgs
   categories?: boolean | PostCountOutputTypeCountCategoriesArgs
   comments?: boolean | PostCountOutputTypeCountCommentsArgs
   thumbnail?: boolean | PostCountOutputTypeCountThumbnailArgs
@@ -1017,6 +1363,13 @@ export type PostCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensi
    * Select specific fields to fetch from the PostCountOutputType
    */
   select?: Prisma.PostCountOutputTypeSelect<ExtArgs> | null
+}
+
+/**
+ * PostCountOutputType without action
+ */
+export type PostCountOutputTypeCountSlugsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PostSlugWhereInput
 }
 
 /**
@@ -1046,6 +1399,7 @@ export type PostSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   authorId?: boolean
   title?: boolean
   body?: boolean
+  html?: boolean
   excerpt?: boolean
   status?: boolean
   publishedAt?: boolean
@@ -1053,10 +1407,13 @@ export type PostSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   commentCount?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  slug?: boolean
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  slugs?: boolean | Prisma.Post$slugsArgs<ExtArgs>
   categories?: boolean | Prisma.Post$categoriesArgs<ExtArgs>
   comments?: boolean | Prisma.Post$commentsArgs<ExtArgs>
   thumbnail?: boolean | Prisma.Post$thumbnailArgs<ExtArgs>
+  htmlPending?: boolean | Prisma.Post$htmlPendingArgs<ExtArgs>
   _count?: boolean | Prisma.PostCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["post"]>
 
@@ -1065,6 +1422,7 @@ export type PostSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   authorId?: boolean
   title?: boolean
   body?: boolean
+  html?: boolean
   excerpt?: boolean
   status?: boolean
   publishedAt?: boolean
@@ -1072,6 +1430,7 @@ export type PostSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   commentCount?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  slug?: boolean
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["post"]>
 
@@ -1080,6 +1439,7 @@ export type PostSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   authorId?: boolean
   title?: boolean
   body?: boolean
+  html?: boolean
   excerpt?: boolean
   status?: boolean
   publishedAt?: boolean
@@ -1087,6 +1447,7 @@ export type PostSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   commentCount?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  slug?: boolean
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["post"]>
 
@@ -1095,6 +1456,7 @@ export type PostSelectScalar = {
   authorId?: boolean
   title?: boolean
   body?: boolean
+  html?: boolean
   excerpt?: boolean
   status?: boolean
   publishedAt?: boolean
@@ -1102,14 +1464,17 @@ export type PostSelectScalar = {
   commentCount?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  slug?: boolean
 }
 
-export type PostOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "authorId" | "title" | "body" | "excerpt" | "status" | "publishedAt" | "publishJobId" | "commentCount" | "createdAt" | "updatedAt", ExtArgs["result"]["post"]>
+export type PostOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "authorId" | "title" | "body" | "html" | "excerpt" | "status" | "publishedAt" | "publishJobId" | "commentCount" | "createdAt" | "updatedAt" | "slug", ExtArgs["result"]["post"]>
 export type PostInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  slugs?: boolean | Prisma.Post$slugsArgs<ExtArgs>
   categories?: boolean | Prisma.Post$categoriesArgs<ExtArgs>
   comments?: boolean | Prisma.Post$commentsArgs<ExtArgs>
   thumbnail?: boolean | Prisma.Post$thumbnailArgs<ExtArgs>
+  htmlPending?: boolean | Prisma.Post$htmlPendingArgs<ExtArgs>
   _count?: boolean | Prisma.PostCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type PostIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1123,15 +1488,22 @@ export type $PostPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   name: "Post"
   objects: {
     author: Prisma.$UserPayload<ExtArgs>
+    slugs: Prisma.$PostSlugPayload<ExtArgs>[]
     categories: Prisma.$PostCategoryPayload<ExtArgs>[]
     comments: Prisma.$CommentPayload<ExtArgs>[]
     thumbnail: Prisma.$PostThumbnailPayload<ExtArgs>[]
+    htmlPending: Prisma.$PostHtmlPendingPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
     authorId: string
     title: string
     body: string
+    /**
+     * The body as sanitized HTML (src/content/html), written with the body; null only until the
+     * render-posts job renders a post written before this column existed, or by that release.
+     */
+    html: string | null
     excerpt: string
     status: $Enums.PostStatus
     publishedAt: Date | null
@@ -1142,6 +1514,10 @@ export type $PostPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     commentCount: number
     createdAt: Date
     updatedAt: Date
+    /**
+     * The current slug: always one of the post's rows in post_slugs, whose key makes it unique.
+     */
+    slug: string
   }, ExtArgs["result"]["post"]>
   composites: {}
 }
@@ -1537,9 +1913,11 @@ readonly fields: PostFieldRefs;
 export interface Prisma__PostClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
   author<T extends Prisma.UserDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.UserDefaultArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  slugs<T extends Prisma.Post$slugsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$slugsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostSlugPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   categories<T extends Prisma.Post$categoriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$categoriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostCategoryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   comments<T extends Prisma.Post$commentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$commentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CommentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   thumbnail<T extends Prisma.Post$thumbnailArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$thumbnailArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostThumbnailPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  htmlPending<T extends Prisma.Post$htmlPendingArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$htmlPendingArgs<ExtArgs>>): Prisma.Prisma__PostHtmlPendingClient<runtime.Types.Result.GetResult<Prisma.$PostHtmlPendingPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1573,6 +1951,7 @@ export interface PostFieldRefs {
   readonly authorId: Prisma.FieldRef<"Post", 'String'>
   readonly title: Prisma.FieldRef<"Post", 'String'>
   readonly body: Prisma.FieldRef<"Post", 'String'>
+  readonly html: Prisma.FieldRef<"Post", 'String'>
   readonly excerpt: Prisma.FieldRef<"Post", 'String'>
   readonly status: Prisma.FieldRef<"Post", 'PostStatus'>
   readonly publishedAt: Prisma.FieldRef<"Post", 'DateTime'>
@@ -1580,6 +1959,7 @@ export interface PostFieldRefs {
   readonly commentCount: Prisma.FieldRef<"Post", 'Int'>
   readonly createdAt: Prisma.FieldRef<"Post", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Post", 'DateTime'>
+  readonly slug: Prisma.FieldRef<"Post", 'String'>
 }
     
 
@@ -1981,6 +2361,30 @@ export type PostDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.Internal
 }
 
 /**
+ * Post.slugs
+ */
+export type Post$slugsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PostSlug
+   */
+  select?: Prisma.PostSlugSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PostSlug
+   */
+  omit?: Prisma.PostSlugOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PostSlugInclude<ExtArgs> | null
+  where?: Prisma.PostSlugWhereInput
+  orderBy?: Prisma.PostSlugOrderByWithRelationInput | Prisma.PostSlugOrderByWithRelationInput[]
+  cursor?: Prisma.PostSlugWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PostSlugScalarFieldEnum | Prisma.PostSlugScalarFieldEnum[]
+}
+
+/**
  * Post.categories
  */
 export type Post$categoriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2050,6 +2454,25 @@ export type Post$thumbnailArgs<ExtArgs extends runtime.Types.Extensions.Internal
   take?: number
   skip?: number
   distinct?: Prisma.PostThumbnailScalarFieldEnum | Prisma.PostThumbnailScalarFieldEnum[]
+}
+
+/**
+ * Post.htmlPending
+ */
+export type Post$htmlPendingArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PostHtmlPending
+   */
+  select?: Prisma.PostHtmlPendingSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PostHtmlPending
+   */
+  omit?: Prisma.PostHtmlPendingOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PostHtmlPendingInclude<ExtArgs> | null
+  where?: Prisma.PostHtmlPendingWhereInput
 }
 
 /**

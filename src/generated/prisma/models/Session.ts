@@ -30,6 +30,9 @@ export type SessionMinAggregateOutputType = {
   createdAt: Date | null
   expiresAt: Date | null
   revokedAt: Date | null
+  lastUsedAt: Date | null
+  userAgent: string | null
+  clientAddress: string | null
 }
 
 export type SessionMaxAggregateOutputType = {
@@ -38,6 +41,9 @@ export type SessionMaxAggregateOutputType = {
   createdAt: Date | null
   expiresAt: Date | null
   revokedAt: Date | null
+  lastUsedAt: Date | null
+  userAgent: string | null
+  clientAddress: string | null
 }
 
 export type SessionCountAggregateOutputType = {
@@ -46,6 +52,9 @@ export type SessionCountAggregateOutputType = {
   createdAt: number
   expiresAt: number
   revokedAt: number
+  lastUsedAt: number
+  userAgent: number
+  clientAddress: number
   _all: number
 }
 
@@ -56,6 +65,9 @@ export type SessionMinAggregateInputType = {
   createdAt?: true
   expiresAt?: true
   revokedAt?: true
+  lastUsedAt?: true
+  userAgent?: true
+  clientAddress?: true
 }
 
 export type SessionMaxAggregateInputType = {
@@ -64,6 +76,9 @@ export type SessionMaxAggregateInputType = {
   createdAt?: true
   expiresAt?: true
   revokedAt?: true
+  lastUsedAt?: true
+  userAgent?: true
+  clientAddress?: true
 }
 
 export type SessionCountAggregateInputType = {
@@ -72,6 +87,9 @@ export type SessionCountAggregateInputType = {
   createdAt?: true
   expiresAt?: true
   revokedAt?: true
+  lastUsedAt?: true
+  userAgent?: true
+  clientAddress?: true
   _all?: true
 }
 
@@ -153,6 +171,9 @@ export type SessionGroupByOutputType = {
   createdAt: Date
   expiresAt: Date
   revokedAt: Date | null
+  lastUsedAt: Date
+  userAgent: string | null
+  clientAddress: string | null
   _count: SessionCountAggregateOutputType | null
   _min: SessionMinAggregateOutputType | null
   _max: SessionMaxAggregateOutputType | null
@@ -182,6 +203,9 @@ export type SessionWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"Session"> | Date | string
   expiresAt?: Prisma.DateTimeFilter<"Session"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"Session"> | Date | string | null
+  lastUsedAt?: Prisma.DateTimeFilter<"Session"> | Date | string
+  userAgent?: Prisma.StringNullableFilter<"Session"> | string | null
+  clientAddress?: Prisma.StringNullableFilter<"Session"> | string | null
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   refreshTokens?: Prisma.RefreshTokenListRelationFilter
 }
@@ -192,6 +216,9 @@ export type SessionOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  lastUsedAt?: Prisma.SortOrder
+  userAgent?: Prisma.SortOrderInput | Prisma.SortOrder
+  clientAddress?: Prisma.SortOrderInput | Prisma.SortOrder
   user?: Prisma.UserOrderByWithRelationInput
   refreshTokens?: Prisma.RefreshTokenOrderByRelationAggregateInput
 }
@@ -205,6 +232,9 @@ export type SessionWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.DateTimeFilter<"Session"> | Date | string
   expiresAt?: Prisma.DateTimeFilter<"Session"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"Session"> | Date | string | null
+  lastUsedAt?: Prisma.DateTimeFilter<"Session"> | Date | string
+  userAgent?: Prisma.StringNullableFilter<"Session"> | string | null
+  clientAddress?: Prisma.StringNullableFilter<"Session"> | string | null
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   refreshTokens?: Prisma.RefreshTokenListRelationFilter
 }, "id">
@@ -215,6 +245,9 @@ export type SessionOrderByWithAggregationInput = {
   createdAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  lastUsedAt?: Prisma.SortOrder
+  userAgent?: Prisma.SortOrderInput | Prisma.SortOrder
+  clientAddress?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.SessionCountOrderByAggregateInput
   _max?: Prisma.SessionMaxOrderByAggregateInput
   _min?: Prisma.SessionMinOrderByAggregateInput
@@ -229,6 +262,9 @@ export type SessionScalarWhereWithAggregatesInput = {
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Session"> | Date | string
   expiresAt?: Prisma.DateTimeWithAggregatesFilter<"Session"> | Date | string
   revokedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Session"> | Date | string | null
+  lastUsedAt?: Prisma.DateTimeWithAggregatesFilter<"Session"> | Date | string
+  userAgent?: Prisma.StringNullableWithAggregatesFilter<"Session"> | string | null
+  clientAddress?: Prisma.StringNullableWithAggregatesFilter<"Session"> | string | null
 }
 
 export type SessionCreateInput = {
@@ -236,6 +272,9 @@ export type SessionCreateInput = {
   createdAt?: Date | string
   expiresAt: Date | string
   revokedAt?: Date | string | null
+  lastUsedAt?: Date | string
+  userAgent?: string | null
+  clientAddress?: string | null
   user: Prisma.UserCreateNestedOneWithoutSessionsInput
   refreshTokens?: Prisma.RefreshTokenCreateNestedManyWithoutSessionInput
 }
@@ -246,6 +285,9 @@ export type SessionUncheckedCreateInput = {
   createdAt?: Date | string
   expiresAt: Date | string
   revokedAt?: Date | string | null
+  lastUsedAt?: Date | string
+  userAgent?: string | null
+  clientAddress?: string | null
   refreshTokens?: Prisma.RefreshTokenUncheckedCreateNestedManyWithoutSessionInput
 }
 
@@ -254,6 +296,9 @@ export type SessionUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lastUsedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  clientAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   user?: Prisma.UserUpdateOneRequiredWithoutSessionsNestedInput
   refreshTokens?: Prisma.RefreshTokenUpdateManyWithoutSessionNestedInput
 }
@@ -264,6 +309,9 @@ export type SessionUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lastUsedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  clientAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   refreshTokens?: Prisma.RefreshTokenUncheckedUpdateManyWithoutSessionNestedInput
 }
 
@@ -273,6 +321,9 @@ export type SessionCreateManyInput = {
   createdAt?: Date | string
   expiresAt: Date | string
   revokedAt?: Date | string | null
+  lastUsedAt?: Date | string
+  userAgent?: string | null
+  clientAddress?: string | null
 }
 
 export type SessionUpdateManyMutationInput = {
@@ -280,6 +331,9 @@ export type SessionUpdateManyMutationInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lastUsedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  clientAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type SessionUncheckedUpdateManyInput = {
@@ -288,6 +342,9 @@ export type SessionUncheckedUpdateManyInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lastUsedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  clientAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type SessionListRelationFilter = {
@@ -306,6 +363,9 @@ export type SessionCountOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  lastUsedAt?: Prisma.SortOrder
+  userAgent?: Prisma.SortOrder
+  clientAddress?: Prisma.SortOrder
 }
 
 export type SessionMaxOrderByAggregateInput = {
@@ -314,6 +374,9 @@ export type SessionMaxOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  lastUsedAt?: Prisma.SortOrder
+  userAgent?: Prisma.SortOrder
+  clientAddress?: Prisma.SortOrder
 }
 
 export type SessionMinOrderByAggregateInput = {
@@ -322,6 +385,9 @@ export type SessionMinOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  lastUsedAt?: Prisma.SortOrder
+  userAgent?: Prisma.SortOrder
+  clientAddress?: Prisma.SortOrder
 }
 
 export type SessionScalarRelationFilter = {
@@ -371,8 +437,8 @@ export type SessionUncheckedUpdateManyWithoutUserNestedInput = {
   deleteMany?: Prisma.SessionScalarWhereInput | Prisma.SessionScalarWhereInput[]
 }
 
-export type NullableDateTimeFieldUpdateOperationsInput = {
-  set?: Date | string | null
+export type NullableStringFieldUpdateOperationsInput = {
+  set?: string | null
 }
 
 export type SessionCreateNestedOneWithoutRefreshTokensInput = {
@@ -394,6 +460,9 @@ export type SessionCreateWithoutUserInput = {
   createdAt?: Date | string
   expiresAt: Date | string
   revokedAt?: Date | string | null
+  lastUsedAt?: Date | string
+  userAgent?: string | null
+  clientAddress?: string | null
   refreshTokens?: Prisma.RefreshTokenCreateNestedManyWithoutSessionInput
 }
 
@@ -402,6 +471,9 @@ export type SessionUncheckedCreateWithoutUserInput = {
   createdAt?: Date | string
   expiresAt: Date | string
   revokedAt?: Date | string | null
+  lastUsedAt?: Date | string
+  userAgent?: string | null
+  clientAddress?: string | null
   refreshTokens?: Prisma.RefreshTokenUncheckedCreateNestedManyWithoutSessionInput
 }
 
@@ -440,6 +512,9 @@ export type SessionScalarWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"Session"> | Date | string
   expiresAt?: Prisma.DateTimeFilter<"Session"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"Session"> | Date | string | null
+  lastUsedAt?: Prisma.DateTimeFilter<"Session"> | Date | string
+  userAgent?: Prisma.StringNullableFilter<"Session"> | string | null
+  clientAddress?: Prisma.StringNullableFilter<"Session"> | string | null
 }
 
 export type SessionCreateWithoutRefreshTokensInput = {
@@ -447,6 +522,9 @@ export type SessionCreateWithoutRefreshTokensInput = {
   createdAt?: Date | string
   expiresAt: Date | string
   revokedAt?: Date | string | null
+  lastUsedAt?: Date | string
+  userAgent?: string | null
+  clientAddress?: string | null
   user: Prisma.UserCreateNestedOneWithoutSessionsInput
 }
 
@@ -456,6 +534,9 @@ export type SessionUncheckedCreateWithoutRefreshTokensInput = {
   createdAt?: Date | string
   expiresAt: Date | string
   revokedAt?: Date | string | null
+  lastUsedAt?: Date | string
+  userAgent?: string | null
+  clientAddress?: string | null
 }
 
 export type SessionCreateOrConnectWithoutRefreshTokensInput = {
@@ -479,6 +560,9 @@ export type SessionUpdateWithoutRefreshTokensInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lastUsedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  clientAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   user?: Prisma.UserUpdateOneRequiredWithoutSessionsNestedInput
 }
 
@@ -488,6 +572,9 @@ export type SessionUncheckedUpdateWithoutRefreshTokensInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lastUsedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  clientAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type SessionCreateManyUserInput = {
@@ -495,6 +582,9 @@ export type SessionCreateManyUserInput = {
   createdAt?: Date | string
   expiresAt: Date | string
   revokedAt?: Date | string | null
+  lastUsedAt?: Date | string
+  userAgent?: string | null
+  clientAddress?: string | null
 }
 
 export type SessionUpdateWithoutUserInput = {
@@ -502,6 +592,9 @@ export type SessionUpdateWithoutUserInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lastUsedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  clientAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   refreshTokens?: Prisma.RefreshTokenUpdateManyWithoutSessionNestedInput
 }
 
@@ -510,6 +603,9 @@ export type SessionUncheckedUpdateWithoutUserInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lastUsedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  clientAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   refreshTokens?: Prisma.RefreshTokenUncheckedUpdateManyWithoutSessionNestedInput
 }
 
@@ -518,6 +614,9 @@ export type SessionUncheckedUpdateManyWithoutUserInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lastUsedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  clientAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 
@@ -557,6 +656,9 @@ export type SessionSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   createdAt?: boolean
   expiresAt?: boolean
   revokedAt?: boolean
+  lastUsedAt?: boolean
+  userAgent?: boolean
+  clientAddress?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   refreshTokens?: boolean | Prisma.Session$refreshTokensArgs<ExtArgs>
   _count?: boolean | Prisma.SessionCountOutputTypeDefaultArgs<ExtArgs>
@@ -568,6 +670,9 @@ export type SessionSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   createdAt?: boolean
   expiresAt?: boolean
   revokedAt?: boolean
+  lastUsedAt?: boolean
+  userAgent?: boolean
+  clientAddress?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["session"]>
 
@@ -577,6 +682,9 @@ export type SessionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   createdAt?: boolean
   expiresAt?: boolean
   revokedAt?: boolean
+  lastUsedAt?: boolean
+  userAgent?: boolean
+  clientAddress?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["session"]>
 
@@ -586,9 +694,12 @@ export type SessionSelectScalar = {
   createdAt?: boolean
   expiresAt?: boolean
   revokedAt?: boolean
+  lastUsedAt?: boolean
+  userAgent?: boolean
+  clientAddress?: boolean
 }
 
-export type SessionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "userId" | "createdAt" | "expiresAt" | "revokedAt", ExtArgs["result"]["session"]>
+export type SessionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "userId" | "createdAt" | "expiresAt" | "revokedAt" | "lastUsedAt" | "userAgent" | "clientAddress", ExtArgs["result"]["session"]>
 export type SessionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   refreshTokens?: boolean | Prisma.Session$refreshTokensArgs<ExtArgs>
@@ -613,9 +724,21 @@ export type $SessionPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     createdAt: Date
     expiresAt: Date
     /**
-     * Set when the session ends: logout, reuse detection, password change.
+     * Set when the session ends: logout, revokeSession, reuse detection, password change.
      */
     revokedAt: Date | null
+    /**
+     * Moved on by the per-request session check, at most once a minute (auth-service.ts, authenticate).
+     */
+    lastUsedAt: Date
+    /**
+     * The User-Agent header at sign-in: control characters removed, cut to 256 characters.
+     */
+    userAgent: string | null
+    /**
+     * The client address at sign-in, as request.ip gives it (behind TRUST_PROXY, the forwarded one).
+     */
+    clientAddress: string | null
   }, ExtArgs["result"]["session"]>
   composites: {}
 }
@@ -1046,6 +1169,9 @@ export interface SessionFieldRefs {
   readonly createdAt: Prisma.FieldRef<"Session", 'DateTime'>
   readonly expiresAt: Prisma.FieldRef<"Session", 'DateTime'>
   readonly revokedAt: Prisma.FieldRef<"Session", 'DateTime'>
+  readonly lastUsedAt: Prisma.FieldRef<"Session", 'DateTime'>
+  readonly userAgent: Prisma.FieldRef<"Session", 'String'>
+  readonly clientAddress: Prisma.FieldRef<"Session", 'String'>
 }
     
 

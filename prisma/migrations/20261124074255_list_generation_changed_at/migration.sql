@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "list_generations" ADD COLUMN     "changed_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP;

@@ -1,0 +1,73 @@
+// The account mails (email verification, password reset, notice of an email change) on one queue:
+// each request enqueues one job under a fresh id, inside the transaction of the change that causes
+// it where there is one, and the worker composes the mail (minting its token) and sends it.
+// pg-boss hands a job to one worker at a time, across the fleet, and retries it with backoff while
+// the mail server fails. A worker that dies mid-send leaves the job to expire and be retried: the
+// mail may then go twice, but identical (same link: account-tokens.ts; same Message-ID: the job's
+// id), so the receiving side can tell it is one message. The job's expiry is longer than a send may
+// take (mailer.ts), so a slow send is never retried while it is still going out.
+import type PgBoss from 'pg-boss'
+import type { AccountEmailJob } from '../auth/account-email.ts'
+import type { Logger } from '../log.ts'
+import type { Mailer } from '../mail/mailer.ts'
+import { ensureQueue, mailQueue, type Job, type JobServices, type JobsOptions } from './job.ts'
+
+export const ACCOUNT_EMAIL_QUEUE = 'account-email'
+
+export async function createAccountEmailQueue(boss: PgBoss, options: { retryDelaySeconds?: number } = {}) {
+  await ensureQueue(boss, mailQueue(ACCOUNT_EMAIL_QUEUE, options.retryDelaySeconds))
+}
+
+/** Enqueues one mail under `id`; pass a transaction's `db` so that it exists exactly when the change does. */
+export async function enqueueAccountEmail(boss: PgBoss, id: string, job: AccountEmailJob, db?: PgBoss.Db) {
+  await boss.send(ACCOUNT_EMAIL_QUEUE, job, { id, ...(db === undefined ? {} : { db }) })
+}
+
+/**
+ * Jobs fetched at once, and sent concurrently: a fetch waits a polling interval after the one
+ * before, so one job per fetch would cap an instance at one mail per interval, and a burst of free
+ * jobs (resets for unknown emails) would delay everyone's mail. All of a batch run together, so a
+ * batch takes as long as its slowest send, within the job's expiry.
+ */
+export const ACCOUNT_EMAIL_BATCH_SIZE = 20
+
+export async function startAccountEmailWorker(
+  boss: PgBoss,
+  services: Pick<JobServices, 'accountEmail'>,
+  mailer: Mailer,
+  log: Logger,
+  options: JobsOptions = {},
+) {
+  const workOptions = {
+    pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+    batchSize: ACCOUNT_EMAIL_BATCH_SIZE,
+    includeMetadata: true as const,
+  }
+  async function handle(job: PgBoss.JobWithMetadata<AccountEmailJob>) {
+    // Addresses stay out of the log.
+    const attempt = { jobId: job.id, kind: job.data.kind, attempt: job.retryCount + 1, of: job.retryLimit + 1 }
+    try {
+      const message = await services.accountEmail.compose(job.id, job.data)
+      if (message === null) {
+        log.info(attempt, 'account email not needed (no such account, superseded, or nothing left to verify)')
+        return
+      }
+      await mailer.send(message)
+      log.info(attempt, 'account email sent')
+    } catch (error) {
+      log.warn({ ...attempt, err: error }, 'account email not sent; it will be retried')
+      // Failed alone: pg-boss would fail (and retry) the whole batch if the handler threw. The
+      // batch's completion afterwards touches only jobs still active, so not this one.
+      await boss.fail(ACCOUNT_EMAIL_QUEUE, job.id, { message: error instanceof Error ? error.message : String(error) })
+    }
+  }
+  return boss.work<AccountEmailJob>(ACCOUNT_EMAIL_QUEUE, workOptions, async (jobs) => {
+    await Promise.all(jobs.map(handle))
+  })
+}
+
+export const accountEmailJob: Job = {
+  queue: ACCOUNT_EMAIL_QUEUE,
+  create: createAccountEmailQueue,
+  start: ({ boss, services, mailer, log, options }) => startAccountEmailWorker(boss, services, mailer, log, options),
+}
