@@ -2,7 +2,7 @@
 // start at will — never the shared server on 5432. Made with Debian's initdb/pg_ctl, which refuse
 // to run as root: as root they run as the `postgres` user on a directory that user owns.
 import { execFile } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,12 +21,28 @@ export function postgresBinaries(): string | null {
   return null
 }
 
+/**
+ * A free port below the kernel's ephemeral range. A port from that range (what `listen(0)` gives)
+ * can be taken, while the cluster is down or still being made, by any outgoing connection's local
+ * end or by another server listening on port 0 — and tests beside this one make thousands of both.
+ */
 async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
+  const [ephemeralLow] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number)
+  const low = 10_000
+  const high = Math.max(low + 1000, (ephemeralLow ?? 32_768) - 1)
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low))
+    const server = createServer()
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false))
+      server.listen(port, '127.0.0.1', () => resolve(true))
+    })
+    if (free) {
+      await new Promise((resolve) => server.close(resolve))
+      return port
+    }
+  }
+  throw new Error('no free port below the ephemeral range')
 }
 
 export interface PrivatePostgres {
@@ -57,7 +73,13 @@ export async function startPrivatePostgres(t: Test): Promise<PrivatePostgres> {
   const cluster: PrivatePostgres = {
     url: `postgres://blog@127.0.0.1:${port}/postgres`,
     start: async () => {
-      await pg('pg_ctl', ['-D', data, '-l', join(root, 'log'), '-o', options, '-w', 'start'])
+      try {
+        await pg('pg_ctl', ['-D', data, '-l', join(root, 'log'), '-o', options, '-w', 'start'])
+      } catch (error) {
+        // pg_ctl says only that the server did not start: why is in the server's log.
+        const log = existsSync(join(root, 'log')) ? readFileSync(join(root, 'log'), 'utf8').slice(-2000) : ''
+        throw new Error(`PostgreSQL did not start on port ${port}: ${(error as Error).message}\n${log}`)
+      }
     },
     // Fast shutdown: open connections are terminated, as when a database server restarts.
     stop: async () => {

@@ -2,7 +2,7 @@
 // written during a rolling upgrade by an instance of the release before (which knows no html: its
 // edits of a body leave the old html behind, and the database drops it). It renders each once,
 // across a fleet that starts together, in bounded runs, and readers see the result.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { plainTextHtml } from '../../src/content/html/post-html.ts'
 import { RENDER_POSTS_QUEUE } from '../../src/jobs/render-posts.ts'
 import { registerUser } from '../helpers/accounts.ts'
@@ -24,8 +24,16 @@ const htmlIn = async (app: App, id: string) =>
   (await app.services.database.prisma.post.findUniqueOrThrow({ where: { id }, select: { html: true } })).html
 const pending = (app: App) => app.services.database.prisma.postHtmlPending.count()
 
+/**
+ * On PostgreSQL, a database of the test's own: the list of posts to render and the render-posts
+ * queue are the whole database's, and the apps of test files running beside this one would render
+ * these posts, or hold the queue's one run, with limits of their own.
+ */
+const ownDatabase = async (t: Test): Promise<Record<string, string>> =>
+  usingPostgres ? { DATABASE_URL: await createScratchDatabase(t, 'render_posts') } : {}
+
 t.test('posts without html get it from the job, and readers see it', async (t) => {
-  const app = await build(t, {}, { jobs: { pollingIntervalSeconds: 0.5 } })
+  const app = await build(t, await ownDatabase(t), { jobs: { pollingIntervalSeconds: 0.5 } })
   const author = await registerUser(app)
   const old = await createPost(app, author, { body: 'Written *before*.', status: 'published' })
   const edited = await createPost(app, author, { body: 'Original.', status: 'published' })
@@ -52,11 +60,9 @@ t.test('posts without html get it from the job, and readers see it', async (t) =
 })
 
 t.test('a run is bounded, and asks for another when it leaves posts behind', async (t) => {
-  const app = await build(
-    t,
-    {},
-    { jobs: { pollingIntervalSeconds: 0.5, htmlBackfill: { batchSize: 2, maxBatches: 1 } } },
-  )
+  const app = await build(t, await ownDatabase(t), {
+    jobs: { pollingIntervalSeconds: 0.5, htmlBackfill: { batchSize: 2, maxBatches: 1 } },
+  })
   const author = await registerUser(app)
   const posts = []
   for (let i = 0; i < 5; i++) posts.push(await createPost(app, author, { body: `Post ${i}` }))
