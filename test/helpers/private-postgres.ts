@@ -78,7 +78,9 @@ export async function startPrivatePostgres(t: Test): Promise<PrivatePostgres> {
       } catch (error) {
         // pg_ctl says only that the server did not start: why is in the server's log.
         const log = existsSync(join(root, 'log')) ? readFileSync(join(root, 'log'), 'utf8').slice(-2000) : ''
-        throw new Error(`PostgreSQL did not start on port ${port}: ${(error as Error).message}\n${log}`)
+        throw new Error(`PostgreSQL did not start on port ${port}: ${(error as Error).message}\n${log}`, {
+          cause: error,
+        })
       }
     },
     // Fast shutdown: open connections are terminated, as when a database server restarts.
