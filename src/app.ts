@@ -20,7 +20,6 @@ import { installNotFoundHandler } from './http/not-found.ts'
 import { registerLingeringClose } from './http/lingering-close.ts'
 import { registerOverloadGuard } from './http/overload.ts'
 import { registerRequestHead } from './http/request-head.ts'
-import { redactingLoggerOptions } from './http/log-redaction.ts'
 import { requestLog } from './http/request-log.ts'
 import { registerOperations } from './http/routes.ts'
 import type { HandlerMap } from './http/operations.ts'
@@ -42,6 +41,16 @@ declare module 'fastify' {
 /** A caller's request id we keep: short enough for meta.requestId (100), inert in logs and headers. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/
 
+const SECRET_FIELDS = ['password', 'passwordHash', 'accessToken', 'refreshToken', 'token', 'authorization', 'cookie']
+const REDACTED = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'body',
+  'req.body',
+  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
+]
+
 /** Where log lines go: stdout unless given (tests read them from a stream of their own). */
 export interface LogDestination {
   write(line: string): void
@@ -51,8 +60,9 @@ export function fastifyOptions(config: Config, logDestination?: LogDestination):
   return {
     logger: {
       level: config.logLevel,
-      // Secrets never reach a log line, whoever logs what (see test/http/logging.test.ts).
-      ...redactingLoggerOptions,
+      // Secrets never reach a log line, whoever logs what: headers that carry them, and any field
+      // named like one at the first levels of a logged object (see test/http/logging.test.ts).
+      redact: { paths: REDACTED, censor: '[redacted]' },
       ...(logDestination === undefined ? {} : { stream: logDestination }),
     },
     childLoggerFactory: requestLog,
