@@ -10,7 +10,9 @@
 // - the server's RSS and heap idle after start-up, at peak under the read load, and after it;
 // - getPostBySlug on getPost's post, cached and with the cache off, against getPost's figures;
 // - login, and getPost and /ping while logins run; then /ping under abuse (hostile uploads and
-//   pathological bodies, scripts/bench/abuse.ts) with the server's memory before, during and after.
+//   pathological bodies, scripts/bench/abuse.ts) with the server's memory before, during and after;
+// - webhook delivery latency (event to receiver) p50 and p99, and getPost cached while a burst of
+//   1,000 events is made and delivered, against its figure idle (scripts/bench/webhooks.ts).
 // Results are printed and written to bench-results/.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { isDeepStrictEqual } from 'node:util'
@@ -24,6 +26,7 @@ import { readMemory, watchPeakRss, type Memory } from './bench/memory.ts'
 import { captureAnswer, startPeer, type Peer } from './bench/peers.ts'
 import { BENCH_ADMIN, seed } from './bench/seed.ts'
 import { startServer, type RunningServer } from './bench/server.ts'
+import { measureWebhooks } from './bench/webhooks.ts'
 
 const DURATION = Number(process.env.BENCH_DURATION_SECONDS ?? 10)
 const CONNECTIONS = 20
@@ -210,6 +213,39 @@ try {
   console.log(`  abuse: before ${memory(abuse.before)}; peak RSS ${abuse.peakRssMiB} MiB; after ${memory(abuse.after)}`)
   await server.stop()
 
+  // Webhooks, to a receiver in this process on loopback.
+  server = await startServer({ ...env, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' })
+  await autocannon({ url: `${server.url}/ping`, duration: 2, connections: CONNECTIONS })
+  const tokenOf = async (email: string, password: string) =>
+    (
+      (await (
+        await fetch(`${server!.url}/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email, password }),
+        })
+      ).json()) as { data: { accessToken: string } }
+    ).data.accessToken
+  const serverUrl = server.url
+  await fetch(`${serverUrl}${postPath}`) // into the cache
+  const webhooks = await measureWebhooks({
+    serverUrl,
+    adminToken: await tokenOf(BENCH_ADMIN.ADMIN_EMAIL, BENCH_ADMIN.ADMIN_PASSWORD),
+    userToken: await tokenOf(data.email, data.password),
+    commentPostId: data.postIds[0]!,
+    measureReads: (name) => measure(name, { url: `${serverUrl}${postPath}` }),
+  })
+  const burstRatio = withRatio(webhooks.burst.during, webhooks.burst.idle)
+  report(webhooks.burst.idle)
+  report(burstRatio)
+  console.log(
+    `webhook delivery, event to receiver: p50 ${webhooks.latency.p50Ms} ms, p99 ${webhooks.latency.p99Ms} ms, max ${webhooks.latency.maxMs} ms (${webhooks.latency.events} events, one at a time)`,
+  )
+  console.log(
+    `  a burst of ${webhooks.burst.events} events: made and delivered in ${webhooks.burst.deliveredInMs} ms; getPost p99 ${webhooks.burst.during.p99Ms} ms against ${webhooks.burst.idle.p99Ms} ms idle`,
+  )
+  await server.stop()
+
   // A target is met only by runs in which every request got a 2xx: fast 4xx/5xx or dropped
   // connections would flatter the figure. A ratio also counts its peer's run.
   type Pair = { peer?: Figure; ours: Figure }
@@ -251,6 +287,11 @@ try {
       [abuse.ping],
       abuse.ping.p99Ms < 100,
     ),
+    // The burst's writes and their deliveries both run during the reads it is measured by.
+    'getPost p99 during a burst of 1,000 webhook events <= 1.5 x idle': checked(
+      [webhooks.burst.idle, webhooks.burst.during],
+      webhooks.burst.during.p99Ms <= 1.5 * webhooks.burst.idle.p99Ms,
+    ),
     // The embedded database lives in the server's own memory (hundreds of MiB before any abuse).
     'server peak RSS < 500 MiB during abuse (PostgreSQL)': postgres ? { runs: [], met: abuse.peakRssMiB < 500 } : null,
   }
@@ -282,6 +323,7 @@ try {
         figures,
         memory: { idle, peakUnderReadsRssMiB: peakUnderReads, afterReads },
         abuse,
+        webhooks,
         targets,
       },
       null,

@@ -18,7 +18,7 @@ export default tseslint.config(
     // server.ts) build on the domain, never the reverse, so that a rule can be read, tested and
     // reused without a web server. What services throw and take lives on the domain side:
     // errors/ (ApiError), auth/principal.ts, cursor.ts, log.ts.
-    files: ['src/{content,auth,jobs,db,images,mail,queue,errors}/**', 'src/{config,cursor,log}.ts'],
+    files: ['src/{content,auth,jobs,db,images,mail,queue,errors,webhooks}/**', 'src/{config,cursor,log}.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -29,7 +29,7 @@ import { makeValidatorCompiler } from './http/validation.ts'
 import { createJobQueues, startJobs, type JobsOptions } from './jobs/index.ts'
 import { observeRequests } from './metrics/metrics.ts'
 import { startQueue } from './queue/queue.ts'
-import { makeServices, prepareData, type Services } from './services.ts'
+import { makeServices, prepareData, type Services, type WebhookOptions } from './services.ts'
 import { loadSpec, type OpenApiDocument } from './spec.ts'
 
 declare module 'fastify' {
@@ -105,6 +105,8 @@ export interface AppOptions {
   logDestination?: LogDestination
   /** Wraps the password hasher; tests use it to pause a request between its password check and its write. */
   passwords?: (hasher: PasswordHasher) => PasswordHasher
+  /** How webhook hosts are resolved and how long a delivery may take (tests change both). */
+  webhooks?: WebhookOptions
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -135,6 +137,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       log: app.log,
       signAccessToken: (claims) => app.jwt.sign(claims),
       passwords: options.passwords,
+      webhooks: options.webhooks,
     })
     app.addHook('onClose', built.close)
     services = built.services

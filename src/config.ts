@@ -89,6 +89,8 @@ export interface Config {
   corsOrigins: string[]
   /** Fastify's trustProxy: false, or the proxies' addresses and CIDR ranges. */
   trustProxy: false | string[]
+  /** Webhooks may go to http URLs and to loopback, private and link-local addresses (tests, intranets). */
+  webhookAllowPrivateNetworks: boolean
 }
 
 export class ConfigError extends Error {
@@ -393,5 +395,6 @@ export function loadConfig(env: Env = process.env): Config {
     eventLoopMaxDelayMs: integer(env, 'EVENT_LOOP_MAX_DELAY_MS', 1000, 0, 60_000),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     trustProxy: trustProxy(env),
+    webhookAllowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
   }
 }

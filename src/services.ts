@@ -7,7 +7,7 @@ import { makeAccountDeletionStore } from './auth/account-deletion-store.ts'
 import { makeAccountEmail, newLinkRequest, type AccountEmail } from './auth/account-email.ts'
 import { makeAccountStore } from './auth/account-store.ts'
 import { deleteUnusedTokensIn, makeAccountTokenStore } from './auth/account-token-store.ts'
-import { ADMIN_GRANT_MESSAGES, makeAuthService, type AuthService } from './auth/auth-service.ts'
+import { ADMIN_GRANT_MESSAGES, makeAuthService, toUser, type AuthService } from './auth/auth-service.ts'
 import { makePasswordHasher, type PasswordHasher } from './auth/passwords.ts'
 import { makeRateLimitStore, type RateLimitStore } from './auth/rate-limit-store.ts'
 import type { Config } from './config.ts'
@@ -30,7 +30,7 @@ import { makeThumbnailService, type ThumbnailService } from './content/thumbnail
 import { makeUploadRate } from './content/upload-rate.ts'
 import type { Database } from './db/database.ts'
 import { makeListGeneration } from './db/list-generation.ts'
-import { listenForInvalidations, notifyWith } from './db/post-invalidations.ts'
+import { CHANNEL as POST_CACHE_CHANNEL, listenForNotifications, notifyWith } from './db/post-invalidations.ts'
 import type { AccessClaims } from './auth/principal.ts'
 import { cancelPublication, enqueuePublication } from './jobs/publish-post.ts'
 import { enqueueImageSweep } from './jobs/sweep-images.ts'
@@ -40,6 +40,21 @@ import { addImageWorkMetrics } from './metrics/image-work-metrics.ts'
 import { addCacheMetrics } from './metrics/cache-metrics.ts'
 import { makeMetrics, type Metrics } from './metrics/metrics.ts'
 import type { Queue } from './queue/queue.ts'
+import { enqueueWebhookDelivery } from './jobs/deliver-webhook.ts'
+import { DELIVERY_TIMEOUT_MS } from './webhooks/delivery.ts'
+import { makeWebhookDispatch, type WebhookDispatch } from './webhooks/dispatch.ts'
+import { makeEndpointBreaker } from './webhooks/endpoint-breaker.ts'
+import { makeWebhookRetention, type WebhookRetention } from './webhooks/retention.ts'
+import { systemResolve, type Resolve } from './webhooks/resolve.ts'
+import { makeSecretBox } from './webhooks/secret-box.ts'
+import {
+  DELIVERIES_QUEUED_CHANNEL,
+  makeDeliveriesQueued,
+  makeWebhookEvents,
+  type DeliveriesQueued,
+} from './webhooks/webhook-events.ts'
+import { makeWebhookStore } from './webhooks/webhook-store.ts'
+import { makeWebhookService, type WebhookService } from './webhooks/webhooks.ts'
 
 /** Past this many posts changed by one account deletion, every cache is emptied instead of naming each. */
 const DELETED_ACCOUNT_POSTS_NAMED = 50
@@ -79,6 +94,21 @@ export interface Services {
   rateLimits: RateLimitStore
   /** Prometheus metrics; `metrics.addCollector` takes collectors made elsewhere. */
   metrics: Metrics
+  /** The admin operations on webhook endpoints. */
+  webhooks: WebhookService
+  /** One webhook delivery attempt, which the deliver-webhook job runs. */
+  webhookDispatch: WebhookDispatch
+  /** Deletes old webhook events and attempts, which the clean-up-webhooks job runs. */
+  webhookRetention: WebhookRetention
+  /** Fired when a committed transaction queued webhook deliveries: the delivery worker looks at once. */
+  deliveriesQueued: DeliveriesQueued
+}
+
+export interface WebhookOptions {
+  /** Resolves webhook hosts, at creation and at delivery (tests make a name turn private). */
+  resolve?: Resolve
+  /** How long one delivery attempt may take; DELIVERY_TIMEOUT_MS (5 s) unless a test shortens it. */
+  timeoutMs?: number
 }
 
 export interface ServicesOptions {
@@ -91,9 +121,19 @@ export interface ServicesOptions {
   signAccessToken: (claims: AccessClaims) => string
   /** Wraps the password hasher; tests use it to pause a request between its password check and its write. */
   passwords?: (hasher: PasswordHasher) => PasswordHasher
+  webhooks?: WebhookOptions
 }
 
-export function makeServices({ config, database, queue, version, log, signAccessToken, passwords }: ServicesOptions) {
+export function makeServices({
+  config,
+  database,
+  queue,
+  version,
+  log,
+  signAccessToken,
+  passwords,
+  webhooks = {},
+}: ServicesOptions) {
   const { prisma } = database
   const { boss } = queue
   const stores = {
@@ -106,6 +146,15 @@ export function makeServices({ config, database, queue, version, log, signAccess
     categories: makeCategoryStore(prisma),
     comments: makeCommentStore(prisma),
     images: makeImageStore(prisma),
+    webhooks: makeWebhookStore(prisma),
+  }
+  // Webhook events go out with the writes that cause them, in their transactions.
+  const deliveriesQueued = makeDeliveriesQueued()
+  const events = makeWebhookEvents((job, jobId, sql) => enqueueWebhookDelivery(boss, job, jobId, sql))
+  const secrets = makeSecretBox(config.jwtSecret)
+  const webhookPolicy = {
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    resolve: webhooks.resolve ?? systemResolve,
   }
   const metrics = makeMetrics({ database, queue })
   const postCache = makePostCache(loadPost(stores.posts), {
@@ -155,7 +204,20 @@ export function makeServices({ config, database, queue, version, log, signAccess
   const listener =
     config.databaseUrl === null
       ? null
-      : listenForInvalidations(config.databaseUrl, (message) => changes.received(message), log)
+      : listenForNotifications(
+          config.databaseUrl,
+          {
+            [POST_CACHE_CHANNEL]: (message) => changes.received(message),
+            [DELIVERIES_QUEUED_CHANNEL]: () => deliveriesQueued.queued(),
+          },
+          log,
+        )
+  // The embedded database hears its own notifications.
+  database
+    .listen?.(DELIVERIES_QUEUED_CHANNEL, () => deliveriesQueued.queued())
+    .catch((error: unknown) =>
+      log.warn({ err: error }, 'not listening for queued webhook deliveries: they go at the next poll'),
+    )
   const hasher = makePasswordHasher(config.bcryptCost)
   const requestImageSweep = () => enqueueImageSweep(boss, log)
   const passwordHasher = passwords?.(hasher) ?? hasher
@@ -173,12 +235,14 @@ export function makeServices({ config, database, queue, version, log, signAccess
     config,
     signAccessToken,
     // The welcome mail carries the new address's verification link.
-    onRegistered: (user, sql) =>
-      enqueueWelcomeEmail(
+    async onRegistered(user, sql) {
+      await enqueueWelcomeEmail(
         boss,
         { userId: user.id, email: user.email, name: user.name, verification: newLinkRequest() },
         { executeSql: sql },
-      ),
+      )
+      await events.emit(sql, 'user.registered', toUser(user))
+    },
     // Links mailed to the old address stop working; the new address gets its own.
     onEmailChanged: async (change, sql) => {
       await deleteUnusedTokensIn(sql, change.userId)
@@ -210,6 +274,7 @@ export function makeServices({ config, database, queue, version, log, signAccess
     listGeneration,
     changes,
     html: renderer,
+    events,
   })
   const uploads = makeUploadRate(stores.counters, config)
   const thumbnails = makeThumbnailService({
@@ -220,6 +285,7 @@ export function makeServices({ config, database, queue, version, log, signAccess
     config,
     requestImageSweep,
     changes,
+    events,
   })
   addImageWorkMetrics(metrics, thumbnails.imageWork.stats)
   const services: Services = {
@@ -243,12 +309,22 @@ export function makeServices({ config, database, queue, version, log, signAccess
     }),
     feedCache,
     categories: makeCategoryService({ store: stores.categories, changes }),
-    comments: makeCommentService({ store: stores.comments, posts, changes }),
+    comments: makeCommentService({ store: stores.comments, posts, changes, events }),
     thumbnails,
     postHtml: makeHtmlBackfill({ store: stores.posts, renderer, changes, log }),
     accountCleanup: makeAccountCleanup(stores),
     rateLimits: stores.counters,
     metrics,
+    webhooks: makeWebhookService({ store: stores.webhooks, secrets, urls: webhookPolicy }),
+    webhookDispatch: makeWebhookDispatch({
+      store: stores.webhooks,
+      secrets,
+      policy: { ...webhookPolicy, timeoutMs: webhooks.timeoutMs ?? DELIVERY_TIMEOUT_MS },
+      breaker: makeEndpointBreaker(),
+      log,
+    }),
+    webhookRetention: makeWebhookRetention(stores.webhooks),
+    deliveriesQueued,
   }
   return {
     services,

@@ -15,4 +15,7 @@ export interface Generator {
   /** The names it derives from an operationId (`id`, and `Id` capitalized): exactly those, so that
    *  a name it invents for an inline schema of the operation (orval's `ListPostsStatus`) fails. */
   operationNames?: (id: string, Id: string) => RegExp
+  /** The names it derives from an entry of the spec's `webhooks` (`Key`: its method and name in
+   *  PascalCase, `PostPostPublished` for `post.published`'s POST), and for all of them together. */
+  webhookNames?: (Key: string) => RegExp
 }

@@ -17,4 +17,6 @@ export const heyApi: Generator = {
   ownNames: /^(Options|ClientOptions)$/,
   // The SDK function, and the types of its arguments and answers.
   operationNames: (id, Id) => new RegExp(`^(${id}|${Id}(Data|Error|Errors|Response|Responses))$`),
+  // Each webhook's body (an alias of its named schema) and request, and the union of the requests.
+  webhookNames: (Key) => new RegExp(`^(${Key}Webhook(Payload|Request)|Webhooks)$`),
 }

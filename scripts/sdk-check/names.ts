@@ -30,7 +30,7 @@ export function globalNames(program: ts.Program): Set<string> {
 export function nameProblems(
   exported: string[],
   spec: OpenApiDocument,
-  generator: Pick<Generator, 'ownNames' | 'operationNames'>,
+  generator: Pick<Generator, 'ownNames' | 'operationNames' | 'webhookNames'>,
   globals: Set<string>,
 ): string[] {
   const components = spec.components as Record<string, Record<string, unknown> | undefined>
@@ -43,6 +43,22 @@ export function nameProblems(
   const operationIds = listOperations(spec).map(({ operation }) => operation.operationId)
   const fromOperation = (name: string) =>
     operationIds.some((id) => generator.operationNames?.(id, pascal(id)).test(name))
+  // Names built from the webhooks' names (`post.published` → `PostPostPublished…` for its POST).
+  const webhooks = ((spec as { webhooks?: Record<string, Record<string, unknown>> }).webhooks ?? {}) as Record<
+    string,
+    Record<string, unknown>
+  >
+  const webhookKeys = Object.entries(webhooks).flatMap(([key, item]) =>
+    Object.keys(item).map(
+      (method) =>
+        pascal(method) +
+        key
+          .split(/[^A-Za-z0-9]+/)
+          .map(pascal)
+          .join(''),
+    ),
+  )
+  const fromWebhook = (name: string) => webhookKeys.some((Key) => generator.webhookNames?.(Key).test(name))
   const own = (name: string) => generator.ownNames?.test(name) ?? false
   return [
     ...exported
@@ -52,7 +68,14 @@ export function nameProblems(
       .filter((name) => !exported.includes(name))
       .map((name) => `schema ${name} is not exported under its own name`),
     ...exported
-      .filter((name) => !schemas.includes(name) && !derived.includes(name) && !fromOperation(name) && !own(name))
+      .filter(
+        (name) =>
+          !schemas.includes(name) &&
+          !derived.includes(name) &&
+          !fromOperation(name) &&
+          !fromWebhook(name) &&
+          !own(name),
+      )
       .map((name) => `exports \`${name}\`, a name the spec does not give (name the schema it stands for)`),
   ]
 }

@@ -4,6 +4,7 @@
 // deleted (the reply's foreign-key lock and the delete would otherwise deadlock).
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts'
 import type { PostStatus } from '../generated/prisma/enums.ts'
+import { sqlIn, type TransactionSql } from '../db/transaction.ts'
 
 const commentInclude = { author: { select: { id: true, name: true } } } satisfies Prisma.CommentInclude
 
@@ -62,7 +63,11 @@ export function makeCommentStore(prisma: PrismaClient) {
         include: { ...commentInclude, post: { select: { authorId: true, status: true } } },
       }),
 
-    create: (data: { postId: string; authorId: string; body: string; parentId: string | null }) =>
+    /** Adds the comment; `added` runs in its transaction (webhook events), which it rolls back by throwing. */
+    create: (
+      data: { postId: string; authorId: string; body: string; parentId: string | null },
+      added: (comment: CommentRecord, sql: TransactionSql) => Promise<void> = async () => undefined,
+    ) =>
       prisma.$transaction(
         async (tx): Promise<CommentRecord | 'post-missing' | 'post-not-published' | 'parent-invalid'> => {
           const status = await lockPost(tx, data.postId)
@@ -82,6 +87,7 @@ export function makeCommentStore(prisma: PrismaClient) {
             include: commentInclude,
           })
           await addToCount(tx, data.postId, 1)
+          await added(comment, sqlIn(tx))
           return comment
         },
       ),

@@ -8,6 +8,7 @@ import type { CommentRecord, CommentStore } from './comment-store.ts'
 import type { PostChanges } from './post-changes.ts'
 import type { PostService } from './posts.ts'
 import { canDeleteComment, canEditComment, canSeeComment } from './visibility.ts'
+import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 
 type Comment = components['schemas']['PostComment']
 
@@ -36,9 +37,11 @@ export interface CommentServiceOptions {
   posts: PostService
   /** A comment added or removed changes its post's commentCount. */
   changes: PostChanges
+  /** comment.created goes out in the transaction that adds the comment. */
+  events: WebhookEvents
 }
 
-export function makeCommentService({ store, posts, changes }: CommentServiceOptions) {
+export function makeCommentService({ store, posts, changes, events }: CommentServiceOptions) {
   /** A comment exists for the caller only if its post does (drafts: author and admins). */
   async function findVisible(principal: Principal, id: string) {
     const comment = await store.find(id)
@@ -65,12 +68,15 @@ export function makeCommentService({ store, posts, changes }: CommentServiceOpti
       // 404 for a post the caller cannot see comes before 409: it must not reveal that a draft exists.
       const post = await posts.findVisible(principal, postId)
       if (post.status !== 'published') throw notPublished()
-      const created = await store.create({
-        postId,
-        authorId: principal.userId,
-        body: input.body,
-        parentId: input.parentId ?? null,
-      })
+      const created = await store.create(
+        {
+          postId,
+          authorId: principal.userId,
+          body: input.body,
+          parentId: input.parentId ?? null,
+        },
+        (comment, sql) => events.emit(sql, 'comment.created', toComment(comment)),
+      )
       if (created === 'post-missing') throw postNotFound()
       if (created === 'post-not-published') throw notPublished()
       if (created === 'parent-invalid') throw parentInvalid()

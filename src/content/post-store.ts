@@ -223,6 +223,14 @@ function writesIn(tx: Tx) {
     /** Removes the post's thumbnail rows; how many there were. Their images go with the next sweep. */
     removeThumbnail: (postId: string) => thumbnail.remove(postId),
 
+    /** Publishes a scheduled post whose time has come; false when it was rescheduled, unscheduled or deleted. */
+    async publishIfDue(id: string): Promise<boolean> {
+      const count = await tx.$executeRaw`
+        update posts set status = 'published', publish_job_id = null, updated_at = now()
+        where id = ${id}::uuid and status = 'scheduled' and published_at <= now()`
+      return count === 1
+    },
+
     /** SQL in this transaction: jobs enqueued or cancelled with it commit or roll back with the write. */
     sql: sqlIn(tx),
 
@@ -364,14 +372,6 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
           where q.post_id = ${id}::uuid and p.id = q.post_id and p.html is not null`
         return saved === 1
       }),
-
-    /** Publishes a scheduled post whose time has come; false when it was rescheduled, unscheduled or deleted. */
-    async publishIfDue(id: string): Promise<boolean> {
-      const count = await prisma.$executeRaw`
-        update posts set status = 'published', publish_job_id = null, updated_at = now()
-        where id = ${id}::uuid and status = 'scheduled' and published_at <= now()`
-      return count === 1
-    },
   }
 }
 

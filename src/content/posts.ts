@@ -17,6 +17,7 @@ import { etagOf, toPost, type Post } from './post-view.ts'
 import { canSee, editableBy, listScope, lockForEdit } from './visibility.ts'
 import { HTML_MAX_LENGTH, HtmlTooLargeError } from './html/limits.ts'
 import type { HtmlRenderer } from './html/post-html.ts'
+import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 
 type CreatePost = components['schemas']['CreatePostRequest']
 type UpdatePost = components['schemas']['UpdatePostRequest']
@@ -70,6 +71,8 @@ export interface PostServiceOptions {
   changes: PostChanges
   /** Renders bodies to the HTML stored beside them (src/content/html). */
   html: Pick<HtmlRenderer, 'render'>
+  /** Webhook events, queued in the transaction of the write that causes them. */
+  events: WebhookEvents
 }
 
 type ListPostsQuery = {
@@ -104,6 +107,7 @@ export function makePostService({
   listGeneration,
   changes,
   html: renderer,
+  events,
 }: PostServiceOptions) {
   /**
    * The body's HTML. Rendered before the write's transaction, on the renderer's thread: no row is
@@ -202,7 +206,9 @@ export function makePostService({
         }
         // Read while the categories are still locked: a category deleted right after the commit
         // would otherwise be read as a filing without its category.
-        return (await write.find(id))!
+        const post = (await write.find(id))!
+        if (status === 'published') await events.emit(write.sql, 'post.published', toPost(post))
+        return post
       })
       // A new post is in no post cache; a published one is in lists.
       if (status === 'published') await changes.changed({ createdPostId: created.id })
@@ -305,8 +311,11 @@ export function makePostService({
           )
         if (input.title !== undefined || input.body !== undefined)
           await write.reindex(id, input.title ?? current.title, body)
+        const post = (await write.find(id))!
+        const published = current.status !== 'published' && status === 'published'
+        await events.emit(write.sql, published ? 'post.published' : 'post.updated', toPost(post))
         // Public lists hold published posts only: a post that is not and was not published is in none.
-        return { post: (await write.find(id))!, listed: current.status === 'published' || status === 'published' }
+        return { post, listed: current.status === 'published' || status === 'published' }
       })
       await changes.changed({ postId: id, listsChanged: updated.listed })
       return toPost(updated.post)
@@ -318,6 +327,7 @@ export function makePostService({
         if (post.publishJobId !== null) await publications.cancel(post.publishJobId, write.sql)
         // The thumbnail rows go with the post (cascade); the images behind them, with the sweep.
         await write.remove(id)
+        await events.emit(write.sql, 'post.deleted', toPost(post))
         return { hadThumbnail: post.thumbnail.length > 0, listed: post.status === 'published' }
       })
       await changes.changed({ postId: id, listsChanged: removed.listed })
@@ -335,8 +345,13 @@ export function makePostService({
       return lists.get(JSON.stringify(key), await listGeneration.current(), () => readList(null, query))
     },
 
+    /** The publish-post job: publishes a scheduled post whose time has come, and says so to webhooks in its transaction. */
     async publishIfDue(id: string): Promise<boolean> {
-      const published = await store.publishIfDue(id)
+      const published = await store.transaction(async (write) => {
+        if (!(await write.publishIfDue(id))) return false
+        await events.emit(write.sql, 'post.published', toPost((await write.find(id))!))
+        return true
+      })
       if (published) await changes.changed({ postId: id, listsChanged: true })
       return published
     },

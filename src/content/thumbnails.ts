@@ -8,7 +8,8 @@ import { makeWorkPool, OwnerBusyError, PoolBusyError } from '../images/work-pool
 import type { ImageStore } from './image-store.ts'
 import type { PostStore } from './post-store.ts'
 import type { UploadRate } from './upload-rate.ts'
-import type { Post } from './post-view.ts'
+import { toPost, type Post } from './post-view.ts'
+import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { PostChanges } from './post-changes.ts'
 import type { PostService, RequestImageSweep } from './posts.ts'
 import { editableBy, lockForEdit } from './visibility.ts'
@@ -40,6 +41,8 @@ export interface ThumbnailServiceOptions {
   posts: PostService
   /** The posts whose thumbnails change, in the same transaction as the rows of their thumbnails. */
   store: PostStore
+  /** post.updated for a thumbnail changed, in the same transaction. */
+  events: WebhookEvents
   images: ImageStore
   /** Each user's allowance of uploads. */
   uploads: UploadRate
@@ -65,6 +68,7 @@ export function makeThumbnailService({
   config,
   requestImageSweep,
   changes,
+  events,
 }: ThumbnailServiceOptions) {
   const imageWork = makeWorkPool({
     concurrency: config.imageConcurrency,
@@ -103,6 +107,7 @@ export function makeThumbnailService({
         await lockForEdit(write, principal, postId)
         const previous = await write.replaceThumbnail(postId, renditions)
         await write.touch(postId)
+        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!))
         return previous
       })
       await changes.changed({ postId })
@@ -115,6 +120,7 @@ export function makeThumbnailService({
         await lockForEdit(write, principal, postId)
         if ((await write.removeThumbnail(postId)) === 0) throw notFound('THUMBNAIL_NOT_FOUND', 'Thumbnail')
         await write.touch(postId)
+        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!))
       })
       await changes.changed({ postId })
       await requestImageSweep()

@@ -36,6 +36,12 @@ export interface Database {
    * database-wide migration lock, so instances that start together apply each migration once.
    */
   withMigrationLock<T>(fn: (adapterFactory: AdapterFactory) => Promise<T>): Promise<T>
+  /**
+   * The embedded database only: calls `onMessage` for each notification on `channel` sent by a
+   * transaction of this process once it commits (PGlite is one session, which hears its own
+   * NOTIFYs). On PostgreSQL instances listen on a connection of their own (post-invalidations.ts).
+   */
+  listen: ((channel: string, onMessage: (message: string) => void) => Promise<void>) | null
   close(): Promise<void>
 }
 
@@ -74,6 +80,7 @@ async function openPostgres(
   })
   return {
     kind: 'postgres',
+    listen: null,
     prisma,
     adapterFactory,
     queueExecutor: null,
@@ -170,6 +177,7 @@ async function openEmbedded(dataDir: string | null, timeoutMs: number): Promise<
   const prisma = new PrismaClient({ adapter: adapterFactory, transactionOptions: { maxWait: timeoutMs } })
   return {
     kind: 'embedded',
+    listen: async (channel, onMessage) => void (await pglite.listen(channel, onMessage)),
     prisma,
     adapterFactory,
     queueExecutor: {

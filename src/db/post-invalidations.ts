@@ -1,8 +1,9 @@
 // Cache invalidation across instances on PostgreSQL: writers NOTIFY once their write committed,
-// every instance LISTENs on a connection of its own. When that connection drops, the instance
-// listens again at once, and once it listens it is told to forget everything ('*'), since
-// notifications may have been missed meanwhile. It does not forget at the drop itself: while the
-// database is down no write can commit, and the cache is what keeps serving reads.
+// every instance LISTENs on a connection of its own, which also hears the other channels it is
+// given (webhook deliveries queued). When that connection drops, the instance listens again at
+// once, and once it listens each channel's handler gets ALL ('*'), since notifications may have
+// been missed meanwhile: the caches forget everything. They do not forget at the drop itself:
+// while the database is down no write can commit, and the cache is what keeps serving reads.
 // The embedded database has a single instance: nothing to tell anyone.
 import pg from 'pg'
 import type { Logger } from '../log.ts'
@@ -23,9 +24,12 @@ export const notifyWith = (prisma: PrismaClient) => async (message: string) => {
   await prisma.$executeRaw`select pg_notify(${CHANNEL}, ${message})`
 }
 
-export function listenForInvalidations(
+/** What to do with a message on each channel listened to. */
+export type ChannelHandlers = Record<string, (message: string) => void>
+
+export function listenForNotifications(
   connectionString: string,
-  onMessage: (message: string) => void,
+  handlers: ChannelHandlers,
   log: Logger,
   retryMs = 500,
 ): InvalidationListener {
@@ -55,7 +59,7 @@ export function listenForInvalidations(
       void next.end().catch(() => {})
       reconnect(listening ? 0 : retryMs)
     }
-    next.on('notification', (notification) => onMessage(notification.payload ?? ALL))
+    next.on('notification', (notification) => handlers[notification.channel]?.(notification.payload ?? ALL))
     next.on('error', (error) => {
       if (listening) log.warn({ err: error }, 'cache invalidation connection lost; listening again')
       onLost()
@@ -63,7 +67,7 @@ export function listenForInvalidations(
     next.on('end', onLost)
     try {
       await next.connect()
-      await next.query(`listen ${CHANNEL}`)
+      for (const channel of Object.keys(handlers)) await next.query(`listen ${channel}`)
     } catch (error) {
       log.warn({ err: error }, 'cannot listen for cache invalidations; retrying')
       onLost()
@@ -73,8 +77,8 @@ export function listenForInvalidations(
     if (lost) return
     listening = true
     client = next
-    // Whatever changed while nobody listened is unknown: start from an empty cache.
-    onMessage(ALL)
+    // Whatever happened while nobody listened is unknown: start from an empty cache.
+    for (const handler of Object.values(handlers)) handler(ALL)
   }
 
   void connect()

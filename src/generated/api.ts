@@ -933,8 +933,441 @@ export interface paths {
         patch: operations["updateUser"];
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Admins only (`403 FORBIDDEN` for others). Lists the webhook endpoints, oldest
+         *     first, paged by cursor. Secrets are never shown again after `createWebhook`.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Admins only (`403 FORBIDDEN` for others). Registers an endpoint that receives the
+         *     `events` listed (see this document's `webhooks`), signed per Standard Webhooks
+         *     with the `secret` answered here, once: it is never shown again, keep it.
+         *
+         *     The URL must be `https` and its host must not be, nor resolve to, a loopback,
+         *     private, link-local, shared (CGNAT), multicast, unspecified or cloud metadata
+         *     address (IPv4-mapped IPv6 forms included): `400 WEBHOOK_URL_FORBIDDEN` on
+         *     `/body/url`. The same check is made again before every delivery, since DNS can
+         *     change. Services started with `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` (tests,
+         *     intranets) accept `http` and any address. A URL with credentials or a fragment is
+         *     refused likewise. At most 20 endpoints exist at once: `409 WEBHOOK_LIMIT_REACHED`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Admins only (`403 FORBIDDEN` for others). Removes the endpoint and its delivery
+         *     records; deliveries still waiting for it are dropped. An unknown endpoint is
+         *     `404 WEBHOOK_NOT_FOUND`.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Admins only (`403 FORBIDDEN` for others). Changes the URL (checked as in
+         *     `createWebhook`: `400 WEBHOOK_URL_FORBIDDEN`), the events, the description, or
+         *     pauses and resumes deliveries (`active`). Events that happen while an endpoint is
+         *     paused are not sent to it later, and an earlier event whose retry falls due in the
+         *     pause is given up (recorded as a failed attempt saying so). The secret stays. An
+         *     unknown endpoint is `404 WEBHOOK_NOT_FOUND`.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's delivery attempts
+         * @description Admins only (`403 FORBIDDEN` for others). Every attempt to deliver an event to
+         *     the endpoint, newest first, paged by cursor: its outcome, the receiver's status
+         *     code, how long it took and, when it failed, why. An event is sent until the
+         *     receiver answers `2xx`, at most 8 times: a non-`2xx` answer, no answer within
+         *     5 seconds, a network error or an address refused at delivery is retried with
+         *     exponential backoff: a random 10–20 s before the second attempt, 20–40 s before the
+         *     third, doubling each time (about 40 minutes from first to last). Every attempt
+         *     of one event carries the same `webhook-id`. An attempt that sent nothing says why
+         *     in `error` (the endpoint paused; its secret sealed under another `JWT_SECRET`; the
+         *     endpoint held back for up to 30 s, on the instance making the attempt, after 5
+         *     attempts in a row got no answer, so that a receiver that stopped answering does not
+         *     delay the other endpoints). An unknown endpoint is `404 WEBHOOK_NOT_FOUND`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "comment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A comment was added
+         * @description A comment or a reply was added to a published post. Sent to every active endpoint listening for `comment.created`, signed per Standard
+         *     Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the event is
+         *     enqueued in the transaction of the change, so it is sent exactly when the change is
+         *     committed. Answer `2xx` within 5 seconds; any other answer is retried (see
+         *     `listWebhookDeliveries`) with the same `webhook-id`. Redirects are not followed, and
+         *     the body of your answer is not read.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (`msg_` and a UUID), the same on every attempt to deliver it; use it to ignore a repeat. */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with
+                     *     the bytes whose base64 follows `whsec_` in the endpoint's secret (Standard Webhooks; any of
+                     *     its libraries verifies it).
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                    /** @description When this attempt was signed, in whole seconds since the Unix epoch; refuse one too far from your clock. */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CommentCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received (any `2xx` answer counts). Its body is not read. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description Refused by the receiver (a signature that does not verify, say), as any answer
+                 *     other than `2xx`: the attempt is recorded as failed and retried.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A post was deleted
+         * @description A post was deleted; `data` is the post as it was just before. Sent to every active endpoint listening for `post.deleted`, signed per Standard
+         *     Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the event is
+         *     enqueued in the transaction of the change, so it is sent exactly when the change is
+         *     committed. Answer `2xx` within 5 seconds; any other answer is retried (see
+         *     `listWebhookDeliveries`) with the same `webhook-id`. Redirects are not followed, and
+         *     the body of your answer is not read.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (`msg_` and a UUID), the same on every attempt to deliver it; use it to ignore a repeat. */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with
+                     *     the bytes whose base64 follows `whsec_` in the endpoint's secret (Standard Webhooks; any of
+                     *     its libraries verifies it).
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                    /** @description When this attempt was signed, in whole seconds since the Unix epoch; refuse one too far from your clock. */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PostDeletedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received (any `2xx` answer counts). Its body is not read. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description Refused by the receiver (a signature that does not verify, say), as any answer
+                 *     other than `2xx`: the attempt is recorded as failed and retried.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A post was published
+         * @description A post was published: by its author or an admin, or by itself at its scheduled time. Sent to every active endpoint listening for `post.published`, signed per Standard
+         *     Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the event is
+         *     enqueued in the transaction of the change, so it is sent exactly when the change is
+         *     committed. Answer `2xx` within 5 seconds; any other answer is retried (see
+         *     `listWebhookDeliveries`) with the same `webhook-id`. Redirects are not followed, and
+         *     the body of your answer is not read.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (`msg_` and a UUID), the same on every attempt to deliver it; use it to ignore a repeat. */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with
+                     *     the bytes whose base64 follows `whsec_` in the endpoint's secret (Standard Webhooks; any of
+                     *     its libraries verifies it).
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                    /** @description When this attempt was signed, in whole seconds since the Unix epoch; refuse one too far from your clock. */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PostPublishedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received (any `2xx` answer counts). Its body is not read. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description Refused by the receiver (a signature that does not verify, say), as any answer
+                 *     other than `2xx`: the attempt is recorded as failed and retried.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A post changed
+         * @description A post changed in any other way than being published (drafts included). Sent to every active endpoint listening for `post.updated`, signed per Standard
+         *     Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the event is
+         *     enqueued in the transaction of the change, so it is sent exactly when the change is
+         *     committed. Answer `2xx` within 5 seconds; any other answer is retried (see
+         *     `listWebhookDeliveries`) with the same `webhook-id`. Redirects are not followed, and
+         *     the body of your answer is not read.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (`msg_` and a UUID), the same on every attempt to deliver it; use it to ignore a repeat. */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with
+                     *     the bytes whose base64 follows `whsec_` in the endpoint's secret (Standard Webhooks; any of
+                     *     its libraries verifies it).
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                    /** @description When this attempt was signed, in whole seconds since the Unix epoch; refuse one too far from your clock. */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PostUpdatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received (any `2xx` answer counts). Its body is not read. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description Refused by the receiver (a signature that does not verify, say), as any answer
+                 *     other than `2xx`: the attempt is recorded as failed and retried.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.registered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An account was registered
+         * @description Someone registered an account (`register`). Sent to every active endpoint listening for `user.registered`, signed per Standard
+         *     Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the event is
+         *     enqueued in the transaction of the change, so it is sent exactly when the change is
+         *     committed. Answer `2xx` within 5 seconds; any other answer is retried (see
+         *     `listWebhookDeliveries`) with the same `webhook-id`. Redirects are not followed, and
+         *     the body of your answer is not read.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (`msg_` and a UUID), the same on every attempt to deliver it; use it to ignore a repeat. */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with
+                     *     the bytes whose base64 follows `whsec_` in the endpoint's secret (Standard Webhooks; any of
+                     *     its libraries verifies it).
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                    /** @description When this attempt was signed, in whole seconds since the Unix epoch; refuse one too far from your clock. */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UserRegisteredEvent"];
+                };
+            };
+            responses: {
+                /** @description Received (any `2xx` answer counts). Its body is not read. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description Refused by the receiver (a signature that does not verify, say), as any answer
+                 *     other than `2xx`: the attempt is recorded as failed and retried.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -983,6 +1416,17 @@ export interface components {
             name: string;
             slug: string;
         };
+        /** @description The body of a `comment.created` delivery: `data` is the comment as `createComment` answers it. */
+        CommentCreatedEvent: {
+            data: components["schemas"]["PostComment"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "comment.created";
+        };
         CommentEnvelope: {
             data: components["schemas"]["PostComment"];
             error: null;
@@ -1014,6 +1458,26 @@ export interface components {
             /** @description A top-level comment of the same post to reply to; absent or `null` for a top-level comment. */
             parentId?: components["schemas"]["ParentCommentId"];
         };
+        /** @description A new endpoint, with the secret its deliveries are signed with (shown this once). */
+        CreatedWebhook: {
+            /** @description Whether events are sent to it (always true for a new endpoint). */
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            description: components["schemas"]["WebhookDescription"];
+            events: components["schemas"]["WebhookEventTypes"];
+            /** Format: uuid */
+            id: string;
+            secret: components["schemas"]["WebhookSecret"];
+            /** Format: date-time */
+            updatedAt: string;
+            url: components["schemas"]["WebhookUrl"];
+        };
+        CreatedWebhookEnvelope: {
+            data: components["schemas"]["CreatedWebhook"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
         /**
          * @description `publishedAt` is required with `status: scheduled` (and must be in the
          *     future) and refused with any other status (checked by the server; a 400
@@ -1040,6 +1504,12 @@ export interface components {
             status: components["schemas"]["PostStatus"];
             /** @description Not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused). */
             title: string;
+        };
+        /** @description A new endpoint. */
+        CreateWebhookRequest: {
+            description?: components["schemas"]["WebhookDescription"];
+            events: components["schemas"]["WebhookEventTypes"];
+            url: components["schemas"]["WebhookUrl"];
         };
         /** @description The database, as `getHealth` found it. */
         DatabaseHealth: {
@@ -1100,6 +1570,9 @@ export interface components {
          *     - `IMAGE_BAD_DIMENSIONS` (422): the uploaded image is too elongated (its aspect ratio is past the limit).
          *     - `IMAGE_METADATA_TOO_LARGE` (422): the uploaded image carries more metadata (text, EXIF, XMP, ICC profiles, comments) than allowed.
          *     - `THUMBNAIL_NOT_FOUND` (404): the post has no thumbnail.
+         *     - `WEBHOOK_NOT_FOUND` (404): no webhook endpoint has this id.
+         *     - `WEBHOOK_URL_FORBIDDEN` (400): the webhook URL is not https, carries credentials or a fragment, or its host is or resolves to an address webhooks may not reach (loopback, private, link-local, metadata, …).
+         *     - `WEBHOOK_LIMIT_REACHED` (409): as many webhook endpoints exist as allowed (20).
          *     - `SESSION_NOT_FOUND` (404): no live session of the caller has this id.
          *     - `LAST_ADMIN` (409): the only admin cannot delete their account.
          *     - `PRECONDITION_FAILED` (412): `If-Match` no longer matches the resource.
@@ -1108,7 +1581,7 @@ export interface components {
          *     - `INTERNAL_ERROR` (500): an unexpected failure; no details are disclosed.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "FORBIDDEN" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "EMAIL_ALREADY_VERIFIED" | "EMAIL_NOT_VERIFIED" | "VERIFICATION_TOKEN_INVALID" | "PASSWORD_RESET_TOKEN_INVALID" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "POST_SLUG_TAKEN" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "SESSION_NOT_FOUND" | "LAST_ADMIN" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "FORBIDDEN" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "EMAIL_ALREADY_VERIFIED" | "EMAIL_NOT_VERIFIED" | "VERIFICATION_TOKEN_INVALID" | "PASSWORD_RESET_TOKEN_INVALID" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "POST_SLUG_TAKEN" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_LIMIT_REACHED" | "SESSION_NOT_FOUND" | "LAST_ADMIN" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** @description One problem with the request. */
         ErrorDetail: {
             /**
@@ -1249,7 +1722,7 @@ export interface components {
             time: string;
             /**
              * @description The version of this contract the server implements (`info.version`).
-             * @example 1.3.0
+             * @example 1.4.0
              */
             version: string;
         };
@@ -1333,6 +1806,17 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description The body of a `post.deleted` delivery: `data` is the post as it was just before it was deleted. */
+        PostDeletedEvent: {
+            data: components["schemas"]["Post"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "post.deleted";
+        };
         PostEnvelope: {
             data: components["schemas"]["Post"];
             error: null;
@@ -1342,6 +1826,17 @@ export interface components {
             data: components["schemas"]["Post"][];
             error: null;
             meta: components["schemas"]["PagedMeta"];
+        };
+        /** @description The body of a `post.published` delivery: `data` is the post as `getPost` answers it. */
+        PostPublishedEvent: {
+            data: components["schemas"]["Post"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "post.published";
         };
         /**
          * @description A post's name in its address: lower-case ASCII letters and digits, in words
@@ -1380,6 +1875,17 @@ export interface components {
         PostStatus: "draft" | "scheduled" | "published";
         /** @description A post's thumbnail, or `null` when the post has none. */
         PostThumbnail: components["schemas"]["Thumbnail"] | null;
+        /** @description The body of a `post.updated` delivery: `data` is the post as `getPost` answers it after the change. */
+        PostUpdatedEvent: {
+            data: components["schemas"]["Post"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "post.updated";
+        };
         /**
          * Format: date-time
          * @description When the post was (or, if `scheduled`, will be) published; `null` for drafts.
@@ -1539,6 +2045,14 @@ export interface components {
         UpdateUserRequest: {
             role: components["schemas"]["Role"];
         };
+        /** @description The fields to change; at least one. */
+        UpdateWebhookRequest: {
+            /** @description false pauses deliveries, true resumes them. */
+            active?: boolean;
+            description?: components["schemas"]["WebhookDescription"];
+            events?: components["schemas"]["WebhookEventTypes"];
+            url?: components["schemas"]["WebhookUrl"];
+        };
         /** @description An account. Never carries a password or its hash. */
         User: {
             /** Format: date-time */
@@ -1575,6 +2089,17 @@ export interface components {
             error: null;
             meta: components["schemas"]["PagedMeta"];
         };
+        /** @description The body of a `user.registered` delivery: `data` is the account as `listUsers` answers it. */
+        UserRegisteredEvent: {
+            data: components["schemas"]["User"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "user.registered";
+        };
         /** @description One sign-in of the user (a `login` or `register`), kept alive by `refreshSession`. */
         UserSession: {
             address: components["schemas"]["SessionAddress"];
@@ -1605,6 +2130,99 @@ export interface components {
         VerifyEmailRequest: {
             token: components["schemas"]["AccountToken"];
         };
+        /** @description An endpoint that receives events. Its secret is shown only when it is created. */
+        Webhook: {
+            /** @description Whether events are sent to it; a paused endpoint misses the events of its pause. */
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            description: components["schemas"]["WebhookDescription"];
+            events: components["schemas"]["WebhookEventTypes"];
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            updatedAt: string;
+            url: components["schemas"]["WebhookUrl"];
+        };
+        /** @description One attempt to deliver one event to one endpoint. */
+        WebhookDelivery: {
+            /**
+             * Format: int32
+             * @description 1 for the first attempt of the event, 2 for its first retry, …
+             */
+            attempt: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: int32
+             * @description From the start of the attempt (address check included) to its end, in milliseconds.
+             */
+            durationMs: number;
+            error: components["schemas"]["WebhookDeliveryError"];
+            /** @description The event's `webhook-id` header, the same on every attempt of the event. */
+            eventId: string;
+            eventType: components["schemas"]["WebhookEventType"];
+            /** Format: uuid */
+            id: string;
+            outcome: components["schemas"]["WebhookDeliveryOutcome"];
+            responseStatus: components["schemas"]["WebhookResponseStatus"];
+        };
+        /** @description Why the attempt failed, for people; `null` when it was delivered. */
+        WebhookDeliveryError: string | null;
+        WebhookDeliveryListEnvelope: {
+            data: components["schemas"]["WebhookDelivery"][];
+            error: null;
+            meta: components["schemas"]["PagedMeta"];
+        };
+        /**
+         * @description `delivered`: the receiver answered `2xx`. `failed`: it answered otherwise, did not
+         *     answer within 5 seconds, or could not be reached (retried). `refused`: the URL's host
+         *     resolved to an address webhooks may not reach (retried: DNS may change back).
+         * @enum {string}
+         */
+        WebhookDeliveryOutcome: "delivered" | "failed" | "refused";
+        /**
+         * @description What the endpoint is for, for people; empty when none was given.
+         * @example Search index sync
+         */
+        WebhookDescription: string;
+        WebhookEnvelope: {
+            data: components["schemas"]["Webhook"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
+        /**
+         * @description What happened: `post.published` (also when a scheduled post publishes itself),
+         *     `post.updated` (any other change to a post, drafts included), `post.deleted`,
+         *     `comment.created`, `user.registered`.
+         * @enum {string}
+         */
+        WebhookEventType: "post.published" | "post.updated" | "post.deleted" | "comment.created" | "user.registered";
+        /** @description The events an endpoint receives, each once. */
+        WebhookEventTypes: components["schemas"]["WebhookEventType"][];
+        WebhookListEnvelope: {
+            data: components["schemas"]["Webhook"][];
+            error: null;
+            meta: components["schemas"]["PagedMeta"];
+        };
+        /**
+         * Format: int32
+         * @description The receiver's HTTP status code; `null` when it gave none (timeout, network error, refused).
+         */
+        WebhookResponseStatus: number | null;
+        /**
+         * @description The key deliveries are signed with, as Standard Webhooks libraries take it: `whsec_`
+         *     and the base64 of 32 random bytes. Shown once, at creation.
+         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3kSQJqTtCxM=
+         */
+        WebhookSecret: string;
+        /**
+         * Format: uri
+         * @description Where events are POSTed: `https`, on a public address (see `createWebhook`), without
+         *     credentials or fragment.
+         * @example https://search.example.org/hooks/blog
+         */
+        WebhookUrl: string;
     };
     responses: {
         /**
@@ -1624,6 +2242,9 @@ export interface components {
          *     - `PASSWORD_RESET_TOKEN_INVALID` (`resetPassword`): the token is unknown, expired,
          *       used, superseded by a newer reset request, or was sent to an address the
          *       account no longer has.
+         *     - `WEBHOOK_URL_FORBIDDEN` (`createWebhook`, `updateWebhook`): the URL is not `https`,
+         *       carries credentials or a fragment, or its host is or resolves to an address
+         *       webhooks may not reach; `details` names `/body/url` and the reason.
          */
         BadRequest: {
             headers: {
@@ -1643,6 +2264,7 @@ export interface components {
          *     - `POST_NOT_PUBLISHED` (`createComment`): comments need a published post.
          *     - `POST_SLUG_TAKEN` (`createPost`, `updatePost`): the `slug` sent leads to another post.
          *     - `LAST_ADMIN` (`deleteCurrentUser`): the only admin cannot delete their account.
+         *     - `WEBHOOK_LIMIT_REACHED` (`createWebhook`): 20 webhook endpoints exist; remove one first.
          */
         Conflict: {
             headers: {
@@ -1722,8 +2344,8 @@ export interface components {
         /**
          * @description The resource does not exist, or the caller may not know it exists.
          *     `POST_NOT_FOUND`, `COMMENT_NOT_FOUND`, `CATEGORY_NOT_FOUND`,
-         *     `USER_NOT_FOUND`, `IMAGE_NOT_FOUND`, `THUMBNAIL_NOT_FOUND` or
-         *     `SESSION_NOT_FOUND`, as the operation says.
+         *     `USER_NOT_FOUND`, `IMAGE_NOT_FOUND`, `THUMBNAIL_NOT_FOUND`,
+         *     `SESSION_NOT_FOUND` or `WEBHOOK_NOT_FOUND`, as the operation says.
          */
         NotFound: {
             headers: {
@@ -1957,6 +2579,18 @@ export interface components {
         SessionId: string;
         /** @description The user's id. */
         UserId: string;
+        /** @description The webhook endpoint's id. */
+        WebhookId: string;
+        /** @description The event's id (`msg_` and a UUID), the same on every attempt to deliver it; use it to ignore a repeat. */
+        WebhookIdHeader: string;
+        /**
+         * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with
+         *     the bytes whose base64 follows `whsec_` in the endpoint's secret (Standard Webhooks; any of
+         *     its libraries verifies it).
+         */
+        WebhookSignatureHeader: string;
+        /** @description When this attempt was signed, in whole seconds since the Unix epoch; refuse one too far from your clock. */
+        WebhookTimestampHeader: string;
     };
     requestBodies: never;
     headers: {
@@ -3291,6 +3925,184 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
+                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description The largest number of items on the page. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhook endpoints. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint was created; its secret is shown this once. */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint was removed. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated endpoint. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
+                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description The largest number of items on the page. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of delivery attempts. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -9,6 +9,7 @@ import * as images from './images.ts'
 import * as posts from './posts.ts'
 import * as system from './system.ts'
 import * as users from './users.ts'
+import * as webhooks from './webhooks.ts'
 
 export const handlers = {
   ...system,
@@ -19,4 +20,5 @@ export const handlers = {
   ...comments,
   ...categories,
   ...feeds,
+  ...webhooks,
 } satisfies HandlerMap

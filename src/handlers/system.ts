@@ -3,8 +3,24 @@ import { ApiError, RETRY_AFTER_SECONDS } from '../errors/api-error.ts'
 import { success } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
 
-export const ping: OperationHandler<'ping'> = async (request) =>
-  success(request, { status: 'ok' as const, version: request.server.services.version, time: new Date().toISOString() })
+/**
+ * The current time as ISO 8601, made once per millisecond: Date's toISOString costs about a
+ * microsecond, more than the rest of a /ping answer's own work together.
+ */
+let isoAt = -1
+let iso = ''
+function nowIso(): string {
+  const now = Date.now()
+  if (now !== isoAt) {
+    iso = new Date(now).toISOString()
+    isoAt = now
+  }
+  return iso
+}
+
+// Synchronous: it never waits, so Fastify sends its answer without a promise.
+export const ping: OperationHandler<'ping'> = (request) =>
+  success(request, { status: 'ok' as const, version: request.server.services.version, time: nowIso() })
 
 /** Resolves with the time taken, or rejects when `check` fails or takes longer than `timeoutMs`. */
 async function timed(check: () => Promise<void>, timeoutMs: number): Promise<number> {

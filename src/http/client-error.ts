@@ -55,12 +55,17 @@ export function trackAnswers(server: Server) {
       socket[TRACKED] = [response]
       return
     }
-    // Those settled since the last request go (most often the one before it), in place.
+    // Those settled since the last request go (most often the one before it), in place. The new
+    // answer takes the first free slot: the common case (the one before it settled) writes one
+    // slot and leaves the array's length alone, whose change costs more than the rest here.
     let kept = 0
     for (let index = 0; index < tracked.length; index++)
       if (!settledAlready(tracked[index]!)) tracked[kept++] = tracked[index]!
-    tracked.length = kept
-    tracked.push(response)
+    if (kept === tracked.length) tracked.push(response)
+    else {
+      tracked[kept] = response
+      if (kept + 1 < tracked.length) tracked.length = kept + 1
+    }
   })
 }
 

@@ -32,10 +32,15 @@ export type OperationRequest<K extends OperationId> = FastifyRequest<{
   Body: RequestBody<K>
 }>
 
+/**
+ * A handler answers through its promise, or, when it never waits, with the envelope itself: Fastify
+ * sends a value returned at once without the promise and the turn of the microtask queue that an
+ * async handler costs. Returning nothing at once is not allowed (Fastify would wait for a send).
+ */
 export type OperationHandler<K extends OperationId> = (
   request: OperationRequest<K>,
   reply: FastifyReply,
-) => Promise<SuccessBody<K> | undefined>
+) => Promise<SuccessBody<K> | undefined> | SuccessBody<K>
 
 /** Every operation of the spec, each with its handler: the compiler checks the set. */
 export type HandlerMap = { [K in OperationId]: OperationHandler<K> }

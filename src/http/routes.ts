@@ -98,7 +98,28 @@ export async function registerOperations(
   })
 }
 
+type ResponseSchemas = Record<string, { content?: Record<string, { schema?: unknown }> }>
+
+/**
+ * An answer described as JSON only is handed to Fastify as its schema, not as a map by media type:
+ * with a map, Fastify looks the answer's Content-Type up on every answer to pick the serializer.
+ * Every object we send is JSON, so the map never chose anything else (an object sent with another
+ * type fails in Fastify before serializing); answers of other types keep their map.
+ */
+function jsonResponsesByStatus(route: RouteOptions) {
+  const response = route.schema?.response as ResponseSchemas | undefined
+  if (response === undefined) return
+  const flat: Record<string, unknown> = {}
+  for (const [status, answer] of Object.entries(response)) {
+    const types = Object.keys(answer.content ?? {})
+    const json = answer.content?.['application/json']?.schema
+    flat[status] = types.length === 1 && json !== undefined ? json : answer
+  }
+  route.schema = { ...route.schema, response: flat }
+}
+
 async function registerGlue(app: FastifyInstance, spec: OpenApiDocument, part: OpenApiDocument, handlers: HandlerMap) {
+  app.addHook('onRoute', jsonResponsesByStatus)
   await app.register(openapiGlue, {
     // The glue resolves $refs in place: `part` is a copy of its own.
     specification: part,

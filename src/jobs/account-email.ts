@@ -10,7 +10,7 @@ import type PgBoss from 'pg-boss'
 import type { AccountEmailJob } from '../auth/account-email.ts'
 import type { Logger } from '../log.ts'
 import type { Mailer } from '../mail/mailer.ts'
-import { ensureQueue, mailQueue, type Job, type JobServices, type JobsOptions } from './job.ts'
+import { ensureQueue, mailQueue, workInBatches, type Job, type JobServices, type JobsOptions } from './job.ts'
 
 export const ACCOUNT_EMAIL_QUEUE = 'account-email'
 
@@ -41,29 +41,29 @@ export async function startAccountEmailWorker(
   const workOptions = {
     pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
     batchSize: ACCOUNT_EMAIL_BATCH_SIZE,
-    includeMetadata: true as const,
   }
-  async function handle(job: PgBoss.JobWithMetadata<AccountEmailJob>) {
-    // Addresses stay out of the log.
-    const attempt = { jobId: job.id, kind: job.data.kind, attempt: job.retryCount + 1, of: job.retryLimit + 1 }
-    try {
+  // Addresses stay out of the log.
+  const attemptOf = (job: PgBoss.JobWithMetadata<AccountEmailJob>) => ({
+    jobId: job.id,
+    kind: job.data.kind,
+    attempt: job.retryCount + 1,
+    of: job.retryLimit + 1,
+  })
+  return workInBatches<AccountEmailJob>(
+    boss,
+    ACCOUNT_EMAIL_QUEUE,
+    workOptions,
+    async (job) => {
       const message = await services.accountEmail.compose(job.id, job.data)
       if (message === null) {
-        log.info(attempt, 'account email not needed (no such account, superseded, or nothing left to verify)')
+        log.info(attemptOf(job), 'account email not needed (no such account, superseded, or nothing left to verify)')
         return
       }
       await mailer.send(message)
-      log.info(attempt, 'account email sent')
-    } catch (error) {
-      log.warn({ ...attempt, err: error }, 'account email not sent; it will be retried')
-      // Failed alone: pg-boss would fail (and retry) the whole batch if the handler threw. The
-      // batch's completion afterwards touches only jobs still active, so not this one.
-      await boss.fail(ACCOUNT_EMAIL_QUEUE, job.id, { message: error instanceof Error ? error.message : String(error) })
-    }
-  }
-  return boss.work<AccountEmailJob>(ACCOUNT_EMAIL_QUEUE, workOptions, async (jobs) => {
-    await Promise.all(jobs.map(handle))
-  })
+      log.info(attemptOf(job), 'account email sent')
+    },
+    (job, error) => log.warn({ ...attemptOf(job), err: error }, 'account email not sent; it will be retried'),
+  )
 }
 
 export const accountEmailJob: Job = {

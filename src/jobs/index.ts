@@ -5,6 +5,8 @@ import { createMailer } from '../mail/mailer.ts'
 import type { Queue } from '../queue/queue.ts'
 import { accountEmailJob } from './account-email.ts'
 import { cleanUpAccountsJob } from './clean-up-accounts.ts'
+import { cleanUpWebhooksJob } from './clean-up-webhooks.ts'
+import { deliverWebhookJob } from './deliver-webhook.ts'
 import type { Job, JobServices, JobsOptions } from './job.ts'
 import { publishPostJob } from './publish-post.ts'
 import { renderPostsJob } from './render-posts.ts'
@@ -20,6 +22,8 @@ export const JOBS: readonly Job[] = [
   sweepImagesJob,
   cleanUpAccountsJob,
   renderPostsJob,
+  deliverWebhookJob,
+  cleanUpWebhooksJob,
 ]
 
 export const JOB_QUEUES = JOBS.map((job) => job.queue)
@@ -43,10 +47,16 @@ export async function startJobs(
 ): Promise<Jobs> {
   const mailer = createMailer(services.config, log)
   let stopping: Promise<void> | undefined
-  // The queue stops first, waiting for the jobs running (a mail being sent among them), then the mailer.
-  const stop = () => (stopping ??= queue.stop().then(() => mailer.close()))
+  const ownWorkers: (() => Promise<void>)[] = []
+  const onStop = (stopWorker: () => Promise<void>) => void ownWorkers.push(stopWorker)
+  // Our own workers stop first (they complete their jobs through the queue), then the queue,
+  // waiting for the jobs running (a mail being sent among them), then the mailer.
+  const stop = () =>
+    (stopping ??= Promise.all(ownWorkers.map((stopWorker) => stopWorker()))
+      .then(() => queue.stop())
+      .then(() => mailer.close()))
   try {
-    for (const job of JOBS) await job.start({ boss: queue.boss, services, mailer, log, options })
+    for (const job of JOBS) await job.start({ boss: queue.boss, services, mailer, log, options, onStop })
   } catch (error) {
     await stop()
     throw error

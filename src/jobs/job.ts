@@ -9,6 +9,9 @@ import type { Config } from '../config.ts'
 import type { PostService } from '../content/posts.ts'
 import type { ThumbnailService } from '../content/thumbnails.ts'
 import type { Mailer } from '../mail/mailer.ts'
+import type { WebhookDispatch } from '../webhooks/dispatch.ts'
+import type { WebhookRetention } from '../webhooks/retention.ts'
+import type { DeliveriesQueued } from '../webhooks/webhook-events.ts'
 
 export interface JobsOptions {
   pollingIntervalSeconds?: number
@@ -17,6 +20,8 @@ export interface JobsOptions {
   accountCleanup?: Partial<CleanupLimits>
   /** Batches of the render-posts job (tests make them small). */
   htmlBackfill?: Partial<HtmlBackfillLimits>
+  /** Seconds before a failed webhook delivery's first retry (tests make it 0). */
+  webhookRetryDelaySeconds?: number
 }
 
 /** The service functions workers run: the composition root (services.ts) hands them over. */
@@ -29,6 +34,12 @@ export interface JobServices {
   postHtml: Pick<HtmlBackfill, 'renderPending'>
   /** Composes the account mails, minting their tokens (and the welcome mail's verification link). */
   accountEmail: Pick<AccountEmail, 'compose' | 'welcomeLines'>
+  /** Makes one webhook delivery attempt: the deliver-webhook job. */
+  webhookDispatch: Pick<WebhookDispatch, 'attempt'>
+  /** Deletes old webhook events and attempts: the clean-up-webhooks job. */
+  webhookRetention: WebhookRetention
+  /** Says when a committed transaction queued deliveries: the deliver-webhook worker looks at once. */
+  deliveriesQueued: Pick<DeliveriesQueued, 'onQueued'>
 }
 
 /** What a worker may use. */
@@ -38,6 +49,8 @@ export interface JobContext {
   mailer: Mailer
   log: Logger
   options: JobsOptions
+  /** Registers what stops a worker pg-boss does not run itself: called before the queue stops. */
+  onStop(stop: () => Promise<void>): void
 }
 
 export interface Job {
@@ -69,3 +82,34 @@ export const mailQueue = (name: string, retryDelaySeconds = 5): PgBoss.Queue => 
   // mail is still going out would be retried and the recipient would get the mail twice.
   expireInSeconds: 120,
 })
+
+/**
+ * Works `queue` in batches of `batchSize` jobs, each handled alone and concurrently: `handle`
+ * throwing fails (and so retries) its own job, not the batch. pg-boss 10 waits a whole polling
+ * interval after every fetch, even one that found a full batch, so a backlog would drain at one
+ * batch per interval; a full batch wakes the worker instead, which fetches again at once.
+ */
+export async function workInBatches<T extends object>(
+  boss: PgBoss,
+  queue: string,
+  options: { batchSize: number; pollingIntervalSeconds: number },
+  handle: (job: PgBoss.JobWithMetadata<T>) => Promise<void>,
+  onFailed: (job: PgBoss.JobWithMetadata<T>, error: unknown) => void,
+): Promise<string> {
+  // Known once work() returns; its first batch cannot come sooner (a fetch is a database round trip).
+  const worker: { id?: string } = {}
+  async function handleAlone(job: PgBoss.JobWithMetadata<T>) {
+    try {
+      await handle(job)
+    } catch (error) {
+      onFailed(job, error)
+      // The batch's completion afterwards touches only jobs still active, so not this one.
+      await boss.fail(queue, job.id, { message: error instanceof Error ? error.message : String(error) })
+    }
+  }
+  worker.id = await boss.work<T>(queue, { ...options, includeMetadata: true }, async (jobs) => {
+    await Promise.all(jobs.map(handleAlone))
+    if (jobs.length === options.batchSize && worker.id !== undefined) boss.notifyWorker(worker.id)
+  })
+  return worker.id
+}

@@ -49,6 +49,7 @@ const NOT_REPLAYED: Record<string, string> = {
   'ServiceUnavailable.databaseDown': "getHealth's answer when the database is down (test/db/unavailable.test.ts)",
   'Conflict.lastAdmin':
     'needs a database with one admin; compared with this example in test/auth/delete-account.test.ts',
+  'Conflict.webhookLimitReached': 'needs 20 endpoints; compared with this example in test/webhooks/endpoints.test.ts',
 }
 
 /** The error in the JSON body of a raw HTTP answer. */
@@ -178,6 +179,14 @@ t.test('every error example in the spec is what the service answers', async (t) 
       errorOf({ method: 'DELETE', url: `/posts/${draft.id}/thumbnail`, headers: user.auth }),
     'NotFound.sessionNotFound': () =>
       errorOf({ method: 'DELETE', url: `/me/sessions/${unknownId}`, headers: user.auth }),
+    'NotFound.webhookNotFound': () => errorOf({ method: 'DELETE', url: `/webhooks/${unknownId}`, headers: admin.auth }),
+    'BadRequest.webhookUrlForbidden': () =>
+      errorOf({
+        method: 'POST',
+        url: '/webhooks',
+        headers: admin.auth,
+        payload: { url: 'https://10.0.0.5/hooks/blog', events: ['post.published'] },
+      }),
     'Conflict.emailTaken': () =>
       errorOf({
         method: 'POST',

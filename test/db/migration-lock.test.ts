@@ -33,6 +33,8 @@ t.test('three apps starting together on one fresh database all start, with their
   t.same(queues.filter((name) => !name.startsWith('__pgboss__')).sort(), [
     'account-email',
     'clean-up-accounts',
+    'clean-up-webhooks',
+    'deliver-webhook',
     'publish-post',
     'render-posts',
     'sweep-images',

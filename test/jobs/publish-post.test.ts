@@ -100,7 +100,8 @@ t.test(
       : { DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-publish-restart-')) }
     const before = await build(t, env, { jobs: { pollingIntervalSeconds: 0.5 } })
     const author = await registerUser(before)
-    const due = new Date(Date.now() + 3_000)
+    // Room for a sign-up, a write and a stop on a loaded machine (3 s was once too little).
+    const due = new Date(Date.now() + 8_000)
     const post = await createPost(before, author, { status: 'scheduled', publishedAt: due.toISOString() })
     await before.close()
     t.ok(Date.now() < due.getTime(), 'the first instance stopped before the post was due')

@@ -125,3 +125,21 @@ export type AdminGrant = Prisma.AdminGrantModel
  * clock, is when it last moved on: the feed's Last-Modified (src/content/feed.ts).
  */
 export type ListGeneration = Prisma.ListGenerationModel
+/**
+ * Model WebhookEndpoint
+ * An endpoint that receives webhook events (src/webhooks/). Its signing secret must be usable to
+ * sign, so it cannot be hashed: it is kept sealed (AES-256-GCM under a key derived from
+ * JWT_SECRET, src/webhooks/secret-box.ts), so that a copy of the database alone does not reveal it.
+ */
+export type WebhookEndpoint = Prisma.WebhookEndpointModel
+/**
+ * Model WebhookEvent
+ * One event, written in the transaction of the change that caused it, with the exact body every
+ * endpoint is sent (signed as is on every attempt). Deleted a week after it happened.
+ */
+export type WebhookEvent = Prisma.WebhookEventModel
+/**
+ * Model WebhookAttempt
+ * One attempt to deliver one event to one endpoint.
+ */
+export type WebhookAttempt = Prisma.WebhookAttemptModel

@@ -324,6 +324,50 @@ export type BigIntWithAggregatesFilter<$PrismaModel = never> = {
   _max?: Prisma.NestedBigIntFilter<$PrismaModel>
 }
 
+export type EnumWebhookOutcomeFilter<$PrismaModel = never> = {
+  equals?: $Enums.WebhookOutcome | Prisma.EnumWebhookOutcomeFieldRefInput<$PrismaModel>
+  in?: $Enums.WebhookOutcome[] | Prisma.ListEnumWebhookOutcomeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.WebhookOutcome[] | Prisma.ListEnumWebhookOutcomeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumWebhookOutcomeFilter<$PrismaModel> | $Enums.WebhookOutcome
+}
+
+export type IntNullableFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel> | null
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntNullableFilter<$PrismaModel> | number | null
+}
+
+export type EnumWebhookOutcomeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.WebhookOutcome | Prisma.EnumWebhookOutcomeFieldRefInput<$PrismaModel>
+  in?: $Enums.WebhookOutcome[] | Prisma.ListEnumWebhookOutcomeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.WebhookOutcome[] | Prisma.ListEnumWebhookOutcomeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumWebhookOutcomeWithAggregatesFilter<$PrismaModel> | $Enums.WebhookOutcome
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumWebhookOutcomeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumWebhookOutcomeFilter<$PrismaModel>
+}
+
+export type IntNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel> | null
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntNullableWithAggregatesFilter<$PrismaModel> | number | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _avg?: Prisma.NestedFloatNullableFilter<$PrismaModel>
+  _sum?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedIntNullableFilter<$PrismaModel>
+}
+
 export type NestedUuidFilter<$PrismaModel = never> = {
   equals?: string | Prisma.StringFieldRefInput<$PrismaModel>
   in?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel>
@@ -641,6 +685,50 @@ export type NestedBigIntWithAggregatesFilter<$PrismaModel = never> = {
   _sum?: Prisma.NestedBigIntFilter<$PrismaModel>
   _min?: Prisma.NestedBigIntFilter<$PrismaModel>
   _max?: Prisma.NestedBigIntFilter<$PrismaModel>
+}
+
+export type NestedEnumWebhookOutcomeFilter<$PrismaModel = never> = {
+  equals?: $Enums.WebhookOutcome | Prisma.EnumWebhookOutcomeFieldRefInput<$PrismaModel>
+  in?: $Enums.WebhookOutcome[] | Prisma.ListEnumWebhookOutcomeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.WebhookOutcome[] | Prisma.ListEnumWebhookOutcomeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumWebhookOutcomeFilter<$PrismaModel> | $Enums.WebhookOutcome
+}
+
+export type NestedEnumWebhookOutcomeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.WebhookOutcome | Prisma.EnumWebhookOutcomeFieldRefInput<$PrismaModel>
+  in?: $Enums.WebhookOutcome[] | Prisma.ListEnumWebhookOutcomeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.WebhookOutcome[] | Prisma.ListEnumWebhookOutcomeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumWebhookOutcomeWithAggregatesFilter<$PrismaModel> | $Enums.WebhookOutcome
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumWebhookOutcomeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumWebhookOutcomeFilter<$PrismaModel>
+}
+
+export type NestedIntNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel> | null
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntNullableWithAggregatesFilter<$PrismaModel> | number | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _avg?: Prisma.NestedFloatNullableFilter<$PrismaModel>
+  _sum?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedIntNullableFilter<$PrismaModel>
+}
+
+export type NestedFloatNullableFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.FloatFieldRefInput<$PrismaModel> | null
+  in?: number[] | Prisma.ListFloatFieldRefInput<$PrismaModel> | null
+  notIn?: number[] | Prisma.ListFloatFieldRefInput<$PrismaModel> | null
+  lt?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedFloatNullableFilter<$PrismaModel> | number | null
 }
 
 

@@ -32,3 +32,12 @@ export const AccountTokenPurpose = {
 } as const
 
 export type AccountTokenPurpose = (typeof AccountTokenPurpose)[keyof typeof AccountTokenPurpose]
+
+
+export const WebhookOutcome = {
+  delivered: 'delivered',
+  failed: 'failed',
+  refused: 'refused'
+} as const
+
+export type WebhookOutcome = (typeof WebhookOutcome)[keyof typeof WebhookOutcome]

@@ -68,3 +68,23 @@ t.test(
     }
   },
 )
+
+t.test("hey-api's names for the spec's webhooks pass; one for a webhook the spec does not have does not", async (t) => {
+  const derived = [
+    'PostPostPublishedWebhookPayload',
+    'PostPostPublishedWebhookRequest',
+    'PostCommentCreatedWebhookRequest',
+    'Webhooks',
+  ]
+  t.same(nameProblems([...schemas, ...derived], spec, heyApi, new Set()), [], derived.join(', '))
+  const invented = ['PostPostCreatedWebhookPayload', 'PostPublishedWebhookPayload']
+  t.same(
+    nameProblems([...schemas, ...invented], spec, heyApi, new Set()),
+    invented.map((name) => `exports \`${name}\`, a name the spec does not give (name the schema it stands for)`),
+  )
+  t.same(
+    nameProblems([...schemas, 'PostPostPublishedWebhookPayload'], spec, orval, new Set()),
+    ['exports `PostPostPublishedWebhookPayload`, a name the spec does not give (name the schema it stands for)'],
+    'orval derives none',
+  )
+})
