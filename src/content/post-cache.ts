@@ -89,15 +89,19 @@ export function makePostCache(load: (id: string) => Promise<Post | null>, option
     return read
   }
 
+  /** The post when it is in memory, at once: a hit needs no promise. */
+  function peek(id: string): CachedPost | undefined {
+    const cached = enabled ? cache.get(id) : undefined
+    if (cached) stats.hits++
+    return cached
+  }
+
   return {
+    peek,
+
     /** The post as stored, or null when there is none; from memory when it is there. */
     async get(id: string): Promise<CachedPost | null> {
-      const cached = enabled ? cache.get(id) : undefined
-      if (cached) {
-        stats.hits++
-        return cached
-      }
-      return loadShared(id)
+      return peek(id) ?? loadShared(id)
     },
 
     /** Forgets every post the selector matches (and every read in flight that might). */

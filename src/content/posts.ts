@@ -33,6 +33,13 @@ export interface Publications {
 
 const postNotFound = () => notFound('POST_NOT_FOUND', 'Post')
 
+/** A cached post the caller may see, or 404 (the cache holds drafts too). */
+function visibleTo(principal: Principal | null, cached: CachedPost | null): CachedPost {
+  if (!cached || !canSee(principal, { authorId: cached.post.author.id, status: cached.post.status }))
+    throw postNotFound()
+  return cached
+}
+
 /** The post's ETag must match `If-Match` (when sent), or the caller edits a version they never saw. */
 function checkIfMatch(ifMatch: string | undefined, current: Post) {
   if (ifMatch === undefined || ifMatch.trim() === '*') return
@@ -226,10 +233,13 @@ export function makePostService({
      * here on every call, cached or not: the cache holds drafts too.
      */
     async read(principal: Principal | null, id: string): Promise<CachedPost> {
-      const cached = await cache.get(id)
-      if (!cached || !canSee(principal, { authorId: cached.post.author.id, status: cached.post.status }))
-        throw postNotFound()
-      return cached
+      return visibleTo(principal, await cache.get(id))
+    },
+
+    /** As read, when the post is in memory, at once; undefined when it must be read. */
+    readFromMemory(principal: Principal | null, id: string): CachedPost | undefined {
+      const cached = cache.peek(id)
+      return cached && visibleTo(principal, cached)
     },
 
     /**
@@ -251,9 +261,7 @@ export function makePostService({
         cache.invalidate({ postId: found.id })
         cached = await cache.get(found.id)
       }
-      if (!cached || !canSee(principal, { authorId: cached.post.author.id, status: cached.post.status }))
-        throw postNotFound()
-      return cached
+      return visibleTo(principal, cached)
     },
 
     /** The post's owner and status, or 404 POST_NOT_FOUND when it does not exist for this caller. */
