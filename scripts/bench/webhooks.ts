@@ -2,7 +2,9 @@
 // getPost's p99 while a burst of events is made and delivered, against its p99 idle. The receiver
 // is a node:http server in this process on loopback (the server runs with
 // WEBHOOK_ALLOW_PRIVATE_NETWORKS=true); it answers 204 and notes each event's delay from the
-// `timestamp` the server gave it when the change was written.
+// `timestamp` the server gave it when the change was written. The same burst of writes is also
+// made once with the endpoint paused, so no delivery is queued: what the writes alone cost the
+// reads, apart from what delivering their events adds.
 import { createServer } from 'node:http'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
@@ -15,6 +17,8 @@ export interface WebhookFigures {
     /** From the first write of the burst to its last event's arrival at the receiver. */
     deliveredInMs: number
     idle: Figure
+    /** Reads during the same writes with the endpoint paused: no event is queued or delivered. */
+    writesOnly: Figure
     during: Figure
   }
 }
@@ -113,20 +117,38 @@ export async function measureWebhooks(clients: Clients): Promise<WebhookFigures>
     }
 
     const idle = await clients.measureReads('getPost, cached, idle')
-    let next = 0
-    const started = Date.now()
-    const writer = async () => {
-      while (next < BURST_EVENTS) await comment(LATENCY_EVENTS + next++)
+    const setActive = async (active: boolean) => {
+      const response = await fetch(`${serverUrl}/webhooks/${endpoint.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+        body: JSON.stringify({ active }),
+      })
+      if (response.status !== 200) throw new Error(`PATCH /webhooks: ${response.status} ${await response.text()}`)
     }
+    /** BURST_EVENTS comments by BURST_WRITERS writers at once. */
+    const burstOfComments = async (first: number) => {
+      let next = 0
+      const writer = async () => {
+        while (next < BURST_EVENTS) await comment(first + next++)
+      }
+      await Promise.all(Array.from({ length: BURST_WRITERS }, writer))
+    }
+    await setActive(false)
+    const [writesOnly] = await Promise.all([
+      clients.measureReads(`getPost, cached, ${BURST_EVENTS} comments, paused`),
+      burstOfComments(LATENCY_EVENTS + BURST_EVENTS),
+    ])
+    await setActive(true)
+    const started = Date.now()
     const [during, deliveredInMs] = await Promise.all([
       clients.measureReads(`getPost, cached, ${BURST_EVENTS} webhook events`),
       (async () => {
-        await Promise.all(Array.from({ length: BURST_WRITERS }, writer))
+        await burstOfComments(LATENCY_EVENTS)
         await receiver.until(LATENCY_EVENTS + BURST_EVENTS, 120_000)
         return Date.now() - started
       })(),
     ])
-    return { latency, burst: { events: BURST_EVENTS, deliveredInMs, idle, during } }
+    return { latency, burst: { events: BURST_EVENTS, deliveredInMs, idle, writesOnly, during } }
   } finally {
     await fetch(`${serverUrl}/webhooks/${endpoint.id}`, {
       method: 'DELETE',
