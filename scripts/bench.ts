@@ -13,7 +13,7 @@
 //   pathological bodies, scripts/bench/abuse.ts) with the server's memory before, during and after;
 // - webhook delivery latency (event to receiver) p50 and p99, and getPost cached while a burst of
 //   1,000 events is made and delivered, against its figure idle and during the same writes with
-//   the endpoint paused (scripts/bench/webhooks.ts).
+//   the endpoint paused; and the server's CPU time per comment write, with no reads (scripts/bench/webhooks.ts).
 // Results are printed and written to bench-results/.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { isDeepStrictEqual } from 'node:util'
@@ -231,6 +231,7 @@ try {
   await fetch(`${serverUrl}${postPath}`) // into the cache
   const webhooks = await measureWebhooks({
     serverUrl,
+    serverPid: server.child.pid!,
     adminToken: await tokenOf(BENCH_ADMIN.ADMIN_EMAIL, BENCH_ADMIN.ADMIN_PASSWORD),
     userToken: await tokenOf(data.email, data.password),
     commentPostId: data.postIds[0]!,
@@ -242,6 +243,9 @@ try {
   report(burstRatio)
   console.log(
     `webhook delivery, event to receiver: p50 ${webhooks.latency.p50Ms} ms, p99 ${webhooks.latency.p99Ms} ms, max ${webhooks.latency.maxMs} ms (${webhooks.latency.events} events, one at a time)`,
+  )
+  console.log(
+    `  ${webhooks.burst.events} comments alone (no reads, endpoint paused): ${webhooks.burst.writes.perSecond} writes/s, server CPU ${webhooks.burst.writes.serverCpuMsPerWrite} ms per write`,
   )
   console.log(
     `  a burst of ${webhooks.burst.events} events: made and delivered in ${webhooks.burst.deliveredInMs} ms; getPost p99 ${webhooks.burst.during.p99Ms} ms against ${webhooks.burst.idle.p99Ms} ms idle and ${webhooks.burst.writesOnly.p99Ms} ms during the same writes, paused`,

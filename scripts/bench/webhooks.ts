@@ -4,7 +4,9 @@
 // WEBHOOK_ALLOW_PRIVATE_NETWORKS=true); it answers 204 and notes each event's delay from the
 // `timestamp` the server gave it when the change was written. The same burst of writes is also
 // made once with the endpoint paused, so no delivery is queued: what the writes alone cost the
-// reads, apart from what delivering their events adds.
+// reads, apart from what delivering their events adds; and once more with no reads at all, for the
+// server's CPU time per write.
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
@@ -17,6 +19,8 @@ export interface WebhookFigures {
     /** From the first write of the burst to its last event's arrival at the receiver. */
     deliveredInMs: number
     idle: Figure
+    /** The same writes with no reads and the endpoint paused: the server's CPU time (all threads) per write. */
+    writes: { perSecond: number; serverCpuMsPerWrite: number }
     /** Reads during the same writes with the endpoint paused: no event is queued or delivered. */
     writesOnly: Figure
     during: Figure
@@ -25,6 +29,8 @@ export interface WebhookFigures {
 
 interface Clients {
   serverUrl: string
+  /** The server's process, whose CPU time the writes are measured by (Linux: /proc). */
+  serverPid: number
   adminToken: string
   userToken: string
   /** The post the events' comments go to: not the one whose reads are measured. */
@@ -38,6 +44,12 @@ const LATENCY_EVENTS = 200
 const LATENCY_SPACING_MS = 20
 const BURST_EVENTS = 1000
 const BURST_WRITERS = 10
+
+/** CPU time of a process so far (user and system, all threads), in ms: /proc counts in 1/100 s. */
+function cpuMs(pid: number) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
 
 const percentile = (sorted: number[], fraction: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!
@@ -134,6 +146,13 @@ export async function measureWebhooks(clients: Clients): Promise<WebhookFigures>
       await Promise.all(Array.from({ length: BURST_WRITERS }, writer))
     }
     await setActive(false)
+    const cpuBefore = cpuMs(clients.serverPid)
+    const writesStarted = Date.now()
+    await burstOfComments(LATENCY_EVENTS + 2 * BURST_EVENTS)
+    const writes = {
+      perSecond: Math.round((BURST_EVENTS * 1000) / (Date.now() - writesStarted)),
+      serverCpuMsPerWrite: Math.round(((cpuMs(clients.serverPid) - cpuBefore) / BURST_EVENTS) * 100) / 100,
+    }
     const [writesOnly] = await Promise.all([
       clients.measureReads(`getPost, cached, ${BURST_EVENTS} comments, paused`),
       burstOfComments(LATENCY_EVENTS + BURST_EVENTS),
@@ -148,7 +167,7 @@ export async function measureWebhooks(clients: Clients): Promise<WebhookFigures>
         return Date.now() - started
       })(),
     ])
-    return { latency, burst: { events: BURST_EVENTS, deliveredInMs, idle, writesOnly, during } }
+    return { latency, burst: { events: BURST_EVENTS, deliveredInMs, idle, writes, writesOnly, during } }
   } finally {
     await fetch(`${serverUrl}/webhooks/${endpoint.id}`, {
       method: 'DELETE',
