@@ -10,6 +10,15 @@ export interface Position {
   id: string
 }
 
+/**
+ * Keyset paging on (createdAt, id), as a Prisma filter: the rows after `after` in ascending ('gt')
+ * or descending ('lt') order, or every row when there is no position yet.
+ */
+export const afterPosition = (after: Position | undefined, direction: 'gt' | 'lt') =>
+  after === undefined
+    ? {}
+    : { OR: [{ createdAt: { [direction]: after.at } }, { createdAt: after.at, id: { [direction]: after.id } }] }
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /**
  * Exactly what `toISOString` writes for years 1 to 9999. Date parses more (BC and six-digit years)

@@ -1,5 +1,6 @@
 // The data layer for accounts: users, sessions and refresh tokens. Only this file (and the other
 // stores) talk to Prisma; the service above it decides what the rules are.
+import { afterPosition, type Position } from '../cursor.ts'
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts'
 import type { Role } from '../generated/prisma/enums.ts'
 import { sqlIn, type TransactionSql } from '../db/transaction.ts'
@@ -25,12 +26,6 @@ export interface EmailChange {
   oldEmail: string
   newEmail: string
 }
-
-/** Keyset paging newest first, on (createdAt desc, id desc): the rows after `after`, or all. */
-const olderThan = (after: { createdAt: Date; id: string } | undefined) =>
-  after === undefined
-    ? {}
-    : { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
 
 export function makeAccountStore(prisma: PrismaClient) {
   return {
@@ -161,13 +156,13 @@ export function makeAccountStore(prisma: PrismaClient) {
         where id = ${sessionId}::uuid and last_used_at <= now() - ${stepSeconds} * interval '1 second'`,
 
     /** The user's live sessions, newest first, keyset-paged on (createdAt, id). */
-    listLiveSessions: (userId: string, options: { limit: number; after?: { createdAt: Date; id: string } }) =>
+    listLiveSessions: (userId: string, options: { limit: number; after?: Position }) =>
       prisma.session.findMany({
         where: {
           userId,
           revokedAt: null,
           expiresAt: { gt: new Date() },
-          ...olderThan(options.after),
+          ...afterPosition(options.after, 'lt'),
         },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         take: options.limit + 1,
@@ -291,11 +286,11 @@ export function makeAccountStore(prisma: PrismaClient) {
           limit ${batchSize})`,
 
     /** Newest first, keyset-paged on (createdAt, id). */
-    listUsers: (options: { limit: number; role?: Role; after?: { createdAt: Date; id: string } }) =>
+    listUsers: (options: { limit: number; role?: Role; after?: Position }) =>
       prisma.user.findMany({
         where: {
           ...(options.role ? { role: options.role } : {}),
-          ...olderThan(options.after),
+          ...afterPosition(options.after, 'lt'),
         },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         take: options.limit + 1,

@@ -287,11 +287,7 @@ export function makeAuthService({
 
     async listSessions(principal: Principal, query: { limit?: number; cursor?: string }) {
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT
-      const after = decodeCursor(query.cursor)
-      const rows = await store.listLiveSessions(principal.userId, {
-        limit,
-        after: after && { createdAt: after.at, id: after.id },
-      })
+      const rows = await store.listLiveSessions(principal.userId, { limit, after: decodeCursor(query.cursor) })
       const { items, nextCursor } = pageOf(rows, limit, (session) => ({ at: session.createdAt, id: session.id }))
       return {
         sessions: items.map((session) => toUserSession(session, principal.sessionId)),
@@ -338,12 +334,7 @@ export function makeAuthService({
 
     async listUsers(query: { limit?: number; cursor?: string; role?: Role }) {
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT
-      const after = decodeCursor(query.cursor)
-      const rows = await store.listUsers({
-        limit,
-        role: query.role,
-        after: after && { createdAt: after.at, id: after.id },
-      })
+      const rows = await store.listUsers({ limit, role: query.role, after: decodeCursor(query.cursor) })
       const { items, nextCursor } = pageOf(rows, limit, (user) => ({ at: user.createdAt, id: user.id }))
       return { users: items.map(toUser), page: { limit, nextCursor } }
     },

@@ -4,6 +4,7 @@
 // deleted (the reply's foreign-key lock and the delete would otherwise deadlock).
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts'
 import type { PostStatus } from '../generated/prisma/enums.ts'
+import { afterPosition } from '../cursor.ts'
 import { sqlIn, type TransactionSql } from '../db/transaction.ts'
 
 const commentInclude = { author: { select: { id: true, name: true } } } satisfies Prisma.CommentInclude
@@ -40,17 +41,7 @@ export function makeCommentStore(prisma: PrismaClient) {
     /** Oldest first, keyset-paged on (createdAt, id), which the (post_id, created_at, id) index serves. */
     list: (postId: string, options: { limit: number; after?: { at: Date; id: string } }) =>
       prisma.comment.findMany({
-        where: {
-          postId,
-          ...(options.after
-            ? {
-                OR: [
-                  { createdAt: { gt: options.after.at } },
-                  { createdAt: options.after.at, id: { gt: options.after.id } },
-                ],
-              }
-            : {}),
-        },
+        where: { postId, ...afterPosition(options.after, 'gt') },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
         take: options.limit + 1,
         include: commentInclude,

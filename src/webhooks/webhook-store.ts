@@ -1,5 +1,6 @@
 // The data layer of webhooks: endpoints, the events written with the changes that cause them, and
 // the delivery attempts.
+import { afterPosition } from '../cursor.ts'
 import { isMissingRecord } from '../db/errors.ts'
 import type { TransactionSql } from '../db/transaction.ts'
 import type { PrismaClient } from '../generated/prisma/client.ts'
@@ -32,12 +33,6 @@ export interface AttemptRecord {
   durationMs: number
   error: string | null
 }
-
-/** After `after` in (createdAt, id) order, ascending or descending. */
-const keyset = (after: { at: Date; id: string } | undefined, direction: 'gt' | 'lt') =>
-  after
-    ? { OR: [{ createdAt: { [direction]: after.at } }, { createdAt: after.at, id: { [direction]: after.id } }] }
-    : {}
 
 /** The active endpoints listening for `type`, read in the transaction `sql` belongs to. */
 export async function subscribersIn(sql: TransactionSql, type: string): Promise<string[]> {
@@ -73,7 +68,7 @@ export function makeWebhookStore(prisma: PrismaClient) {
     /** Oldest first, keyset-paged on (createdAt, id). */
     list: (options: { limit: number; after?: { at: Date; id: string } }) =>
       prisma.webhookEndpoint.findMany({
-        where: keyset(options.after, 'gt'),
+        where: afterPosition(options.after, 'gt'),
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
         take: options.limit + 1,
         select: endpointSelect,
@@ -98,7 +93,7 @@ export function makeWebhookStore(prisma: PrismaClient) {
     /** Newest first, keyset-paged on (createdAt, id). */
     attempts: (endpointId: string, options: { limit: number; after?: { at: Date; id: string } }) =>
       prisma.webhookAttempt.findMany({
-        where: { endpointId, ...keyset(options.after, 'lt') },
+        where: { endpointId, ...afterPosition(options.after, 'lt') },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         take: options.limit + 1,
       }),
