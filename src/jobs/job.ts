@@ -84,6 +84,27 @@ export const mailQueue = (name: string, retryDelaySeconds = 5): PgBoss.Queue => 
 })
 
 /**
+ * Runs `handle` on one job. When it throws, `onFailed` hears why and the job is failed alone, so
+ * pg-boss retries it and no other. True when the job was handled.
+ */
+export async function handleAlone<T extends object>(
+  boss: PgBoss,
+  queue: string,
+  job: PgBoss.JobWithMetadata<T>,
+  handle: (job: PgBoss.JobWithMetadata<T>) => Promise<void>,
+  onFailed: (job: PgBoss.JobWithMetadata<T>, error: unknown) => void,
+): Promise<boolean> {
+  try {
+    await handle(job)
+    return true
+  } catch (error) {
+    onFailed(job, error)
+    await boss.fail(queue, job.id, { message: error instanceof Error ? error.message : String(error) })
+    return false
+  }
+}
+
+/**
  * Works `queue` in batches of `batchSize` jobs, each handled alone and concurrently: `handle`
  * throwing fails (and so retries) its own job, not the batch. pg-boss 10 waits a whole polling
  * interval after every fetch, even one that found a full batch, so a backlog would drain at one
@@ -98,17 +119,9 @@ export async function workInBatches<T extends object>(
 ): Promise<string> {
   // Known once work() returns; its first batch cannot come sooner (a fetch is a database round trip).
   const worker: { id?: string } = {}
-  async function handleAlone(job: PgBoss.JobWithMetadata<T>) {
-    try {
-      await handle(job)
-    } catch (error) {
-      onFailed(job, error)
-      // The batch's completion afterwards touches only jobs still active, so not this one.
-      await boss.fail(queue, job.id, { message: error instanceof Error ? error.message : String(error) })
-    }
-  }
   worker.id = await boss.work<T>(queue, { ...options, includeMetadata: true }, async (jobs) => {
-    await Promise.all(jobs.map(handleAlone))
+    // A job failed alone stays failed: the batch's completion afterwards touches only jobs still active.
+    await Promise.all(jobs.map((job) => handleAlone(boss, queue, job, handle, onFailed)))
     if (jobs.length === options.batchSize && worker.id !== undefined) boss.notifyWorker(worker.id)
   })
   return worker.id

@@ -6,6 +6,7 @@
 // interval, and at once when woken.
 import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
+import { handleAlone } from './job.ts'
 
 export interface ConcurrentWorker {
   /** Looks for jobs now, if a slot is free. */
@@ -35,14 +36,7 @@ export function workConcurrently<T extends object>(
   const whenEmptyHanded = new Set<() => void>()
 
   async function settle(job: PgBoss.JobWithMetadata<T>) {
-    try {
-      await handle(job)
-    } catch (error) {
-      onFailed(job, error)
-      await boss.fail(queue, job.id, { message: error instanceof Error ? error.message : String(error) })
-      return
-    }
-    await boss.complete(queue, job.id)
+    if (await handleAlone(boss, queue, job, handle, onFailed)) await boss.complete(queue, job.id)
   }
 
   function take(job: PgBoss.JobWithMetadata<T>) {
