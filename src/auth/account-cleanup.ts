@@ -6,18 +6,14 @@
 // tokens is refused whether its rows exist or not. The day of grace keeps a session that a
 // request is still rotating (read as live, then a new token added) from vanishing under it. And
 // email verification and password reset tokens that expired more than a day ago.
+import { inBatches, type BatchLimits } from '../db/in-batches.ts'
 import type { AccountStore } from './account-store.ts'
 import type { AccountTokenStore } from './account-token-store.ts'
 import type { RateLimitStore } from './rate-limit-store.ts'
 
 const ENDED_SESSION_GRACE_SECONDS = 86_400
 
-export interface CleanupLimits {
-  /** Rows per delete statement. */
-  batchSize: number
-  /** Statements per kind of row in one run. */
-  maxBatches: number
-}
+export type CleanupLimits = BatchLimits
 
 export interface CleanupResult {
   counters: number
@@ -40,17 +36,6 @@ export function makeAccountCleanup({
   counters: counterStore,
   accountTokens: tokenStore,
 }: AccountCleanupStores) {
-  /** Runs `batch` until it deletes less than a full batch or the run's batches are spent. */
-  async function inBatches(limits: CleanupLimits, batch: () => Promise<number>) {
-    let deleted = 0
-    for (let round = 0; round < limits.maxBatches; round++) {
-      const count = await batch()
-      deleted += count
-      if (count < limits.batchSize) return { deleted, more: false }
-    }
-    return { deleted, more: true }
-  }
-
   return async function cleanUp(limits: CleanupLimits): Promise<CleanupResult> {
     const { batchSize } = limits
     const grace = ENDED_SESSION_GRACE_SECONDS
