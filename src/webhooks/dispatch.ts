@@ -49,14 +49,14 @@ export function makeWebhookDispatch({ store, secrets, policy, breaker, log }: We
         await record(notSent(UNUSABLE_SECRET))
         return 'retry'
       }
-      const id = `msg_${job.eventId}`
-      const timestamp = Math.floor(Date.now() / 1000)
-      const signature = signWebhook(secret, id, timestamp, event.body)
-      const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature }
       if (!breaker.mayAttempt(job.endpointId)) {
         await record(notSent(HELD_BACK))
         return 'retry'
       }
+      const id = `msg_${job.eventId}`
+      const timestamp = Math.floor(Date.now() / 1000)
+      const signature = signWebhook(secret, id, timestamp, event.body)
+      const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature }
       const result = await deliver(endpoint.url, headers, event.body, policy)
       // A refusal made no connection: it says nothing of the receiver.
       breaker.record(job.endpointId, result.outcome === 'refused' ? null : result.responseStatus !== null)
