@@ -43,7 +43,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   build()
   const port = await freePort()
   // The V8 young generation `npm start` gives (see README, "What npm start runs").
-  const child = spawn(process.execPath, ['--min-semi-space-size=8', '--max-semi-space-size=8', 'dist/server.js'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=8', 'dist/server.js'], {
     // The allocator settings `npm start` gives unless told otherwise (see README: image memory).
     env: {
       MALLOC_ARENA_MAX: '2',
