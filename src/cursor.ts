@@ -46,7 +46,12 @@ export function decodeCursor(cursor: string | undefined): Position | undefined {
     !UUID.test(id)
   )
     throw invalidCursor()
-  return { at, id }
+  const position = { at, id }
+  // Only the very string this API issues for a position: base64url decoding skips what it cannot
+  // read and the split drops what follows the id, so other strings name the same page, and each
+  // would be one more list-cache entry for one page.
+  if (encodeCursor(position) !== cursor) throw invalidCursor()
+  return position
 }
 
 /** Splits the `limit + 1` rows a query fetched into the page and the cursor of the next one. */
@@ -63,7 +68,7 @@ export function pageOf<T>(rows: T[], limit: number, position: (row: T) => Positi
 export function decodeKeyCursor(cursor: string | undefined, pattern: RegExp): string | undefined {
   if (cursor === undefined) return undefined
   const key = Buffer.from(cursor, 'base64url').toString('utf8')
-  if (!pattern.test(key)) throw invalidCursor()
+  if (!pattern.test(key) || Buffer.from(key).toString('base64url') !== cursor) throw invalidCursor()
   return key
 }
 

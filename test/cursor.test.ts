@@ -25,6 +25,11 @@ t.test('anything else is 400 VALIDATION_FAILED on /query/cursor', async (t) => {
     b64('0000-01-01T00:00:00.000Z|0192f7da-4b5c-7d6e-9f70-8a9b0c1d2e3f'),
     b64('2030-10-01 07:00:00|0192f7da-4b5c-7d6e-9f70-8a9b0c1d2e3f'),
     b64('2030-10-01T07:00:00.123Z|0192F7DA-4B5C-7D6E-9F70-8A9B0C1D2E3F'),
+    // The same position as an issued cursor, spelled otherwise: each would be a list-cache entry of its own.
+    b64('2030-10-01T07:00:00.123Z|0192f7da-4b5c-7d6e-9f70-8a9b0c1d2e3f|junk'),
+    `${encodeCursor(position)}=`,
+    `${encodeCursor(position)}.`,
+    Buffer.from('2030-10-01T07:00:00.123Z|0192f7da-4b5c-7d6e-9f70-8a9b0c1d2e3f').toString('base64'),
   ]
   for (const cursor of forged) {
     t.throws(
@@ -37,6 +42,11 @@ t.test('anything else is 400 VALIDATION_FAILED on /query/cursor', async (t) => {
     () => decodeKeyCursor(b64('Travel; drop'), /^[a-z]+$/),
     { statusCode: 400, code: 'VALIDATION_FAILED', details: [{ path: '/query/cursor' }] },
     'a key cursor that breaks its pattern',
+  )
+  t.throws(
+    () => decodeKeyCursor(`${b64('travel')}=`, /^[a-z]+$/),
+    { statusCode: 400, code: 'VALIDATION_FAILED', details: [{ path: '/query/cursor' }] },
+    'a key cursor spelled otherwise than issued',
   )
 })
 

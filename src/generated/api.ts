@@ -2548,8 +2548,10 @@ export interface components {
         CommentId: string;
         /**
          * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
-         *     back unchanged with the same filters. Opaque (base64url); a cursor that does
-         *     not decode is `400` on `/query/cursor`. Absent: the first page.
+         *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+         *     not one this API issued, character for character (one that does not decode,
+         *     or that decodes to a position but is spelled otherwise), is `400` on
+         *     `/query/cursor`. Absent: the first page.
          */
         Cursor: string;
         /**
@@ -2648,8 +2650,10 @@ export interface operations {
             query?: {
                 /**
                  * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
-                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
-                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+                 *     not one this API issued, character for character (one that does not decode,
+                 *     or that decodes to a position but is spelled otherwise), is `400` on
+                 *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The largest number of items on the page. */
@@ -3210,8 +3214,10 @@ export interface operations {
             query?: {
                 /**
                  * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
-                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
-                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+                 *     not one this API issued, character for character (one that does not decode,
+                 *     or that decodes to a position but is spelled otherwise), is `400` on
+                 *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The largest number of items on the page. */
@@ -3396,8 +3402,10 @@ export interface operations {
                 category?: string;
                 /**
                  * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
-                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
-                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+                 *     not one this API issued, character for character (one that does not decode,
+                 *     or that decodes to a position but is spelled otherwise), is `400` on
+                 *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The largest number of items on the page. */
@@ -3609,8 +3617,10 @@ export interface operations {
             query?: {
                 /**
                  * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
-                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
-                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+                 *     not one this API issued, character for character (one that does not decode,
+                 *     or that decodes to a position but is spelled otherwise), is `400` on
+                 *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The largest number of items on the page. */
@@ -3859,8 +3869,10 @@ export interface operations {
             query?: {
                 /**
                  * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
-                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
-                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+                 *     not one this API issued, character for character (one that does not decode,
+                 *     or that decodes to a position but is spelled otherwise), is `400` on
+                 *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The largest number of items on the page. */
@@ -3934,8 +3946,10 @@ export interface operations {
             query?: {
                 /**
                  * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
-                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
-                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+                 *     not one this API issued, character for character (one that does not decode,
+                 *     or that decodes to a position but is spelled otherwise), is `400` on
+                 *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The largest number of items on the page. */
@@ -4072,8 +4086,10 @@ export interface operations {
             query?: {
                 /**
                  * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
-                 *     back unchanged with the same filters. Opaque (base64url); a cursor that does
-                 *     not decode is `400` on `/query/cursor`. Absent: the first page.
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+                 *     not one this API issued, character for character (one that does not decode,
+                 *     or that decodes to a position but is spelled otherwise), is `400` on
+                 *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The largest number of items on the page. */

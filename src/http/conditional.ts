@@ -1,9 +1,11 @@
 // Conditional requests (RFC 9110 §13.1.2): If-None-Match uses the weak comparison, so `W/`
-// prefixes are ignored, and `*` matches any current representation.
+// prefixes are ignored, and `*`, sent alone, matches any current representation (it is no
+// entity-tag: neither `W/*` nor a list holding it is one).
 import { parseHttpDate } from './http-date.ts'
 
 export const ifNoneMatchHits = (header: string | undefined, etag: string) =>
-  header !== undefined && header.split(',').some((tag) => ['*', etag].includes(tag.trim().replace(/^W\//, '')))
+  header !== undefined &&
+  (header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag))
 
 /**
  * How long a change to lists may be dated before it commits (src/db/list-generation.ts dates it
