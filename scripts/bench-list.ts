@@ -52,7 +52,7 @@ async function grow(sql: pg.Client, from: number, to: number) {
   await sql.query('vacuum analyze')
   // Seeding leaves its pages dirty in PostgreSQL's buffers, which the checkpointer would write out
   // over the next minutes, on the cores the measurement needs: they are written now instead.
-  // CHECKPOINT needs a superuser or pg_checkpoint: without either, the figures say it was not done.
+  // CHECKPOINT needs a superuser or pg_checkpoint: without either, the bench warns and measures anyway.
   await sql.query('checkpoint').catch((error: Error) => console.warn(`no checkpoint after seeding: ${error.message}`))
 }
 
