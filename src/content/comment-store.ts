@@ -4,7 +4,7 @@
 // deleted (the reply's foreign-key lock and the delete would otherwise deadlock).
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts'
 import type { PostStatus } from '../generated/prisma/enums.ts'
-import { afterPosition } from '../cursor.ts'
+import { afterPosition, type Position } from '../cursor.ts'
 import { sqlIn, type TransactionSql } from '../db/transaction.ts'
 
 const commentInclude = { author: { select: { id: true, name: true } } } satisfies Prisma.CommentInclude
@@ -39,7 +39,7 @@ const addToCount = (tx: Tx, postId: string, delta: number) =>
 export function makeCommentStore(prisma: PrismaClient) {
   return {
     /** Oldest first, keyset-paged on (createdAt, id), which the (post_id, created_at, id) index serves. */
-    list: (postId: string, options: { limit: number; after?: { at: Date; id: string } }) =>
+    list: (postId: string, options: { limit: number; after?: Position }) =>
       prisma.comment.findMany({
         where: { postId, ...afterPosition(options.after, 'gt') },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
