@@ -7,7 +7,7 @@ import type { Principal } from '../auth/principal.ts'
 import type { CommentRecord, CommentStore } from './comment-store.ts'
 import type { PostChanges } from './post-changes.ts'
 import type { PostService } from './posts.ts'
-import { canDeleteComment, canEditComment, canSeeComment } from './visibility.ts'
+import { canDeleteComment, canEditComment, canSee, canSeeComment } from './visibility.ts'
 import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 
 type Comment = components['schemas']['PostComment']
@@ -65,9 +65,6 @@ export function makeCommentService({ store, posts, changes, events }: CommentSer
       input: { body: string; parentId?: string | null },
     ): Promise<Comment> {
       refuseBlank(input.body, '/body/body')
-      // 404 for a post the caller cannot see comes before 409: it must not reveal that a draft exists.
-      const post = await posts.findVisible(principal, postId)
-      if (post.status !== 'published') throw notPublished()
       const created = await store.create(
         {
           postId,
@@ -75,6 +72,8 @@ export function makeCommentService({ store, posts, changes, events }: CommentSer
           body: input.body,
           parentId: input.parentId ?? null,
         },
+        // 404 for a post the caller cannot see comes before 409: it must not reveal that a draft exists.
+        (post) => canSee(principal, post),
         (comment, sql) => events.emit(sql, 'comment.created', toComment(comment)),
       )
       if (created === 'post-missing') throw postNotFound()

@@ -14,8 +14,12 @@ export const isUniqueViolation = (error: unknown) => hasCode(error, 'P2002')
  * with it.
  */
 export function isUserGone(error: unknown): boolean {
-  if (!hasCode(error, 'P2003')) return false
-  const constraint = (error as Inspectable).meta?.driverAdapterError?.cause?.constraint
+  // P2003 from a model query; P2010 ("raw query failed") from a store's own SQL, with the same cause.
+  const cause = (error as Inspectable).meta?.driverAdapterError?.cause
+  const foreignKey =
+    hasCode(error, 'P2003') || (hasCode(error, 'P2010') && cause?.kind === 'ForeignKeyConstraintViolation')
+  if (!foreignKey) return false
+  const constraint = cause?.constraint
   return (
     (typeof constraint?.index === 'string' && /_(author|user)_id_fkey$/.test(constraint.index)) ||
     (Array.isArray(constraint?.fields) && constraint.fields.some((field) => /^(author|user)_id$/.test(String(field))))

@@ -55,13 +55,11 @@ export function makeWebhookEvents(enqueue: EnqueueDelivery): WebhookEvents {
       if (endpoints.length === 0) return
       const eventId = randomUUID()
       const body = JSON.stringify({ type, timestamp: new Date().toISOString(), data })
-      await insertEventIn(sql, eventId, type, body)
+      await insertEventIn(sql, { id: eventId, type, body }, DELIVERIES_QUEUED_CHANNEL)
       for (const endpointId of endpoints) {
         const job = { eventId, endpointId }
         await enqueue(job, deliveryJobId(job), sql)
       }
-      // pg_notify returns void, which a raw query cannot read back: cast.
-      await sql(`select pg_notify('${DELIVERIES_QUEUED_CHANNEL}', '')::text`)
     },
   }
 }

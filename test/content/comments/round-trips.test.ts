@@ -1,0 +1,46 @@
+// What one comment costs the database, counted in statements sent (round trips), not timed: a
+// comment is the write a busy post takes most of, and each statement costs the server a socket
+// write, the driver's and Prisma's work.
+import t from 'tap'
+import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { createComment, createPostRecord } from '../../helpers/content.ts'
+import { createScratchDatabase } from '../../helpers/postgres.ts'
+import { statementsOf } from '../../helpers/statements.ts'
+import { createWebhook } from '../../helpers/webhooks.ts'
+
+/**
+ * The session check, BEGIN, the post's locked read, the insert (with the count), the endpoints
+ * listening, COMMIT, the lists' generation and the NOTIFY to the other instances.
+ */
+const STATEMENTS_PER_COMMENT = 8
+/** The event with its notification, and one delivery job per endpoint. */
+const STATEMENTS_PER_ENDPOINT_EVENT = 2
+
+t.test(
+  `a comment costs ${STATEMENTS_PER_COMMENT} statements, and ${STATEMENTS_PER_ENDPOINT_EVENT} more with an endpoint listening`,
+  { skip: usingPostgres ? false : 'counted on node-postgres, which the embedded database does not use' },
+  async (t) => {
+    const server = await build(
+      t,
+      { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DATABASE_URL: await createScratchDatabase(t, 'comment_round_trips') },
+      // Workers poll once a minute: the delivery job stays queued, out of the request's count.
+      { jobs: { pollingIntervalSeconds: 60 } },
+    )
+    const [author, reader] = [await registerUser(server), await registerUser(server, 'reader')]
+    const post = await createPostRecord(server, { author })
+    await createComment(server, reader, post.id) // the first request of a kind warms caches
+
+    const alone = await statementsOf(() => createComment(server, reader, post.id))
+    t.equal(alone.count, STATEMENTS_PER_COMMENT, 'no endpoint', { statements: alone.texts })
+
+    await createWebhook(server, await registerAdmin(server), {
+      url: 'http://127.0.0.1:9/hook',
+      events: ['comment.created'],
+    })
+    const withEndpoint = await statementsOf(() => createComment(server, reader, post.id))
+    t.equal(withEndpoint.count, STATEMENTS_PER_COMMENT + STATEMENTS_PER_ENDPOINT_EVENT, 'one endpoint', {
+      statements: withEndpoint.texts,
+    })
+  },
+)
