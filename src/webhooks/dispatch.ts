@@ -30,11 +30,9 @@ export function makeWebhookDispatch({ store, secrets, policy, breaker, log }: We
   return {
     /** 'done' when nothing is left to do for the job; 'retry' when the attempt failed. */
     async attempt(job: DeliveryJob, attempt: number): Promise<'done' | 'retry'> {
-      const endpoint = await store.forDelivery(job.endpointId)
-      if (endpoint === null) return 'done'
-      const event = await store.event(job.eventId)
+      const { endpoint, event, delivered } = await store.forAttempt(job)
       // Delivered already: this job ran before, and its worker died before completing it.
-      if (event === null || (await store.delivered(job.eventId, job.endpointId))) return 'done'
+      if (endpoint === null || event === null || delivered) return 'done'
       const record = (result: DeliveryResult) =>
         store.recordAttempt({ ...job, eventType: event.type, attempt, ...result })
       // Paused since the event (a retry falling due in the pause): given up, and the admin sees why.

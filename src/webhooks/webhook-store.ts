@@ -40,9 +40,39 @@ export async function subscribersIn(sql: TransactionSql, type: string): Promise<
   return (rows as { id: string }[]).map((row) => row.id)
 }
 
-/** Writes an event in the transaction `sql` belongs to: it exists exactly when the change does. */
-export async function insertEventIn(sql: TransactionSql, id: string, type: string, body: string): Promise<void> {
-  await sql('insert into webhook_events (id, type, body) values ($1::uuid, $2, $3)', [id, type, body])
+/**
+ * Writes an event in the transaction `sql` belongs to, and notifies `channel` in the same statement
+ * (one round trip): the event exists, and the notification goes out, exactly when the change
+ * commits. Postgres sends a notification at commit only, so it may be raised before the event's
+ * delivery jobs are queued in the same transaction.
+ */
+export async function insertEventIn(
+  sql: TransactionSql,
+  event: { id: string; type: string; body: string },
+  channel: string,
+): Promise<void> {
+  // pg_notify returns void, which a raw query cannot read back: cast.
+  await sql(
+    `with event as (insert into webhook_events (id, type, body) values ($1::uuid, $2, $3))
+     select pg_notify($4, '')::text`,
+    [event.id, event.type, event.body, channel],
+  )
+}
+
+export interface AttemptContext {
+  endpoint: { url: string; active: boolean; secretSealed: string } | null
+  event: { type: string; body: string } | null
+  delivered: boolean
+}
+
+/** forAttempt's row: the endpoint's and the event's columns are null when either is gone. */
+interface AttemptRow {
+  url: string | null
+  active: boolean | null
+  secretSealed: string | null
+  type: string | null
+  body: string | null
+  delivered: boolean
 }
 
 export function makeWebhookStore(prisma: PrismaClient) {
@@ -98,15 +128,27 @@ export function makeWebhookStore(prisma: PrismaClient) {
         take: options.limit + 1,
       }),
 
-    /** What a delivery needs of its endpoint; null once it is gone. */
-    forDelivery: (id: string) =>
-      prisma.webhookEndpoint.findUnique({ where: { id }, select: { url: true, active: true, secretSealed: true } }),
-
-    event: (id: string) => prisma.webhookEvent.findUnique({ where: { id }, select: { type: true, body: true } }),
-
-    /** Whether an attempt already delivered the event to the endpoint (a job run again after its worker died). */
-    delivered: async (eventId: string, endpointId: string) =>
-      (await prisma.webhookAttempt.count({ where: { eventId, endpointId, outcome: 'delivered' } })) > 0,
+    /**
+     * What an attempt needs, in one round trip: the endpoint (null once it is gone), the event (null
+     * once retention removed it), and whether an attempt already delivered the event to the
+     * endpoint (a job run again after its worker died).
+     */
+    async forAttempt(job: { eventId: string; endpointId: string }): Promise<AttemptContext> {
+      const [row] = await prisma.$queryRaw<AttemptRow[]>`
+        select e.url, e.active, e.secret_sealed as "secretSealed", v.type, v.body,
+          exists (select 1 from webhook_attempts a
+            where a.event_id = ${job.eventId}::uuid and a.endpoint_id = ${job.endpointId}::uuid
+              and a.outcome = 'delivered') as delivered
+        from (select 1) as one
+          left join webhook_endpoints e on e.id = ${job.endpointId}::uuid
+          left join webhook_events v on v.id = ${job.eventId}::uuid`
+      const { url, active, secretSealed, type, body, delivered } = row!
+      return {
+        endpoint: url === null ? null : { url, active: active!, secretSealed: secretSealed! },
+        event: type === null ? null : { type, body: body! },
+        delivered,
+      }
+    },
 
     /** Records an attempt, unless its endpoint was deleted meanwhile. */
     async recordAttempt(attempt: AttemptRecord) {
