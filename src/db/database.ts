@@ -57,6 +57,14 @@ export async function openDatabase(
   return config.databaseUrl === null ? openEmbedded(config.dataDir, config.databaseTimeoutMs) : openPostgres(config)
 }
 
+/**
+ * The connection's startup options with its time zone set to UTC, keeping any the URL gives. Prisma's
+ * driver adapter writes timestamps without an offset and reads them as UTC: on a connection in
+ * another zone (the server's or the database's default), every time written or read was off by it.
+ */
+const inUtc = (databaseUrl: string) =>
+  [new URL(databaseUrl).searchParams.get('options'), '-c TimeZone=UTC'].filter(Boolean).join(' ')
+
 async function openPostgres(
   config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'databaseTimeoutMs'>,
 ): Promise<Database> {
@@ -67,6 +75,7 @@ async function openPostgres(
     connectionTimeoutMillis: config.databaseTimeoutMs,
     query_timeout: config.databaseTimeoutMs,
     application_name: 'blog-api',
+    options: inUtc(config.databaseUrl!),
   })
   // An idle client that loses its connection emits 'error'; the pool replaces it on next use.
   pool.on('error', () => {})
@@ -97,7 +106,9 @@ async function openPostgres(
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
         // The engine takes session-level locks of its own; on a pooled connection they would
         // outlive the run and block every other instance, so it gets connections it then closes.
-        return await fn(new PrismaPg({ connectionString: config.databaseUrl!, max: 2 }))
+        return await fn(
+          new PrismaPg({ connectionString: config.databaseUrl!, max: 2, options: inUtc(config.databaseUrl!) }),
+        )
       } finally {
         await client.end()
       }
