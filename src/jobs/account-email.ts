@@ -10,7 +10,8 @@ import type PgBoss from 'pg-boss'
 import type { AccountEmailJob } from '../auth/account-email.ts'
 import type { Logger } from '../log.ts'
 import type { Mailer } from '../mail/mailer.ts'
-import { ensureQueue, mailQueue, workInBatches, type Job, type JobServices, type JobsOptions } from './job.ts'
+import { ensureQueue, mailQueue, type Job, type JobServices, type JobsOptions } from './job.ts'
+import { workConcurrently, type ConcurrentWorker } from './work-concurrently.ts'
 
 export const ACCOUNT_EMAIL_QUEUE = 'account-email'
 
@@ -24,23 +25,22 @@ export async function enqueueAccountEmail(boss: PgBoss, id: string, job: Account
 }
 
 /**
- * Jobs fetched at once, and sent concurrently: a fetch waits a polling interval after the one
- * before, so one job per fetch would cap an instance at one mail per interval, and a burst of free
- * jobs (resets for unknown emails) would delay everyone's mail. All of a batch run together, so a
- * batch takes as long as its slowest send, within the job's expiry.
+ * Mails in hand at once per instance: one at a time, a burst of free jobs (resets for unknown
+ * emails) would delay everyone's mail, and a slow mail server would cap an instance at one mail
+ * per round trip.
  */
-export const ACCOUNT_EMAIL_BATCH_SIZE = 20
+export const ACCOUNT_EMAIL_CONCURRENCY = 20
 
-export async function startAccountEmailWorker(
+export function startAccountEmailWorker(
   boss: PgBoss,
   services: Pick<JobServices, 'accountEmail'>,
   mailer: Mailer,
   log: Logger,
   options: JobsOptions = {},
-) {
+): ConcurrentWorker {
   const workOptions = {
     pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
-    batchSize: ACCOUNT_EMAIL_BATCH_SIZE,
+    concurrency: ACCOUNT_EMAIL_CONCURRENCY,
   }
   // Addresses stay out of the log.
   const attemptOf = (job: PgBoss.JobWithMetadata<AccountEmailJob>) => ({
@@ -49,7 +49,7 @@ export async function startAccountEmailWorker(
     attempt: job.retryCount + 1,
     of: job.retryLimit + 1,
   })
-  return workInBatches<AccountEmailJob>(
+  return workConcurrently<AccountEmailJob>(
     boss,
     ACCOUNT_EMAIL_QUEUE,
     workOptions,
@@ -62,6 +62,7 @@ export async function startAccountEmailWorker(
       await mailer.send(message)
       log.info(attemptOf(job), 'account email sent')
     },
+    log,
     (job, error) => log.warn({ ...attemptOf(job), err: error }, 'account email not sent; it will be retried'),
   )
 }

@@ -9,6 +9,7 @@ import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
 import type { CleanupLimits, CleanupResult } from '../auth/account-cleanup.ts'
 import { ensureQueue, type Job } from './job.ts'
+import { workConcurrently, type ConcurrentWorker } from './work-concurrently.ts'
 
 export const CLEAN_UP_ACCOUNTS_QUEUE = 'clean-up-accounts'
 
@@ -25,22 +26,24 @@ export async function createCleanUpAccountsQueue(boss: PgBoss): Promise<void> {
   await boss.schedule(CLEAN_UP_ACCOUNTS_QUEUE, '23 * * * *')
 }
 
-export async function startCleanUpAccountsWorker(
+export function startCleanUpAccountsWorker(
   boss: PgBoss,
   cleanUp: (limits: CleanupLimits) => Promise<CleanupResult>,
   log: Logger,
   options: { pollingIntervalSeconds?: number; accountCleanup?: Partial<CleanupLimits> } = {},
-): Promise<string> {
+): ConcurrentWorker {
   const limits = { ...DEFAULT_LIMITS, ...options.accountCleanup }
-  return boss.work(
+  return workConcurrently(
+    boss,
     CLEAN_UP_ACCOUNTS_QUEUE,
-    { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 },
+    { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, concurrency: 1 },
     async () => {
       const result = await cleanUp(limits)
       if (result.counters + result.refreshTokens + result.sessions + result.accountTokens > 0)
         log.info(result, 'expired rate-limit counters, ended sessions and expired account tokens deleted')
       if (result.more) await boss.send(CLEAN_UP_ACCOUNTS_QUEUE, {})
     },
+    log,
   )
 }
 

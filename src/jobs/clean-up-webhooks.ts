@@ -5,6 +5,7 @@ import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
 import type { WebhookRetention } from '../webhooks/retention.ts'
 import { ensureQueue, type Job } from './job.ts'
+import { workConcurrently, type ConcurrentWorker } from './work-concurrently.ts'
 
 export const CLEAN_UP_WEBHOOKS_QUEUE = 'clean-up-webhooks'
 
@@ -19,20 +20,22 @@ export async function createCleanUpWebhooksQueue(boss: PgBoss): Promise<void> {
   await boss.schedule(CLEAN_UP_WEBHOOKS_QUEUE, '41 * * * *')
 }
 
-export async function startCleanUpWebhooksWorker(
+export function startCleanUpWebhooksWorker(
   boss: PgBoss,
   cleanUp: WebhookRetention,
   log: Logger,
   options: { pollingIntervalSeconds?: number } = {},
-): Promise<string> {
-  return boss.work(
+): ConcurrentWorker {
+  return workConcurrently(
+    boss,
     CLEAN_UP_WEBHOOKS_QUEUE,
-    { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 },
+    { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, concurrency: 1 },
     async () => {
       const result = await cleanUp()
       if (result.events + result.attempts > 0) log.info(result, 'old webhook events and attempts deleted')
       if (result.more) await boss.send(CLEAN_UP_WEBHOOKS_QUEUE, {})
     },
+    log,
   )
 }
 

@@ -65,21 +65,21 @@ export function startDeliverWebhookWorker(
       const outcome = await services.webhookDispatch.attempt(job.data, job.retryCount + 1)
       if (outcome === 'retry') throw new AttemptFailed('delivery attempt failed')
     },
+    log,
     (job, error) => {
       // A failed attempt was recorded and logged by the dispatch; anything else was not.
       if (!(error instanceof AttemptFailed))
         log.warn({ jobId: job.id, err: error }, 'webhook delivery attempt not made; it will be retried')
     },
-    log,
   )
 }
 
 export const deliverWebhookJob: Job = {
   queue: DELIVER_WEBHOOK_QUEUE,
   create: createDeliverWebhookQueue,
-  async start({ boss, services, log, options, onStop }) {
+  start({ boss, services, log, options }) {
     const worker = startDeliverWebhookWorker(boss, services, log, options)
     services.deliveriesQueued.onQueued(worker.wake)
-    onStop(worker.stop)
+    return worker
   },
 }

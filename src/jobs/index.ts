@@ -8,6 +8,7 @@ import { cleanUpAccountsJob } from './clean-up-accounts.ts'
 import { cleanUpWebhooksJob } from './clean-up-webhooks.ts'
 import { deliverWebhookJob } from './deliver-webhook.ts'
 import type { Job, JobServices, JobsOptions } from './job.ts'
+import type { ConcurrentWorker } from './work-concurrently.ts'
 import { publishPostJob } from './publish-post.ts'
 import { renderPostsJob } from './render-posts.ts'
 import { sweepImagesJob } from './sweep-images.ts'
@@ -39,27 +40,16 @@ export interface Jobs {
 }
 
 /** Starts every job's worker, and the mailer they send with. */
-export async function startJobs(
-  queue: Queue,
-  services: JobServices,
-  log: Logger,
-  options: JobsOptions = {},
-): Promise<Jobs> {
+export function startJobs(queue: Queue, services: JobServices, log: Logger, options: JobsOptions = {}): Jobs {
   const mailer = createMailer(services.config, log)
   let stopping: Promise<void> | undefined
-  const ownWorkers: (() => Promise<void>)[] = []
-  const onStop = (stopWorker: () => Promise<void>) => void ownWorkers.push(stopWorker)
-  // Our own workers stop first (they complete their jobs through the queue), then the queue,
-  // waiting for the jobs running (a mail being sent among them), then the mailer.
+  const workers: ConcurrentWorker[] = []
+  // The workers stop first, waiting for the jobs in hand (a mail being sent among them) to be
+  // completed or failed through the queue; then the queue, then the mailer.
   const stop = () =>
-    (stopping ??= Promise.all(ownWorkers.map((stopWorker) => stopWorker()))
+    (stopping ??= Promise.all(workers.map((worker) => worker.stop()))
       .then(() => queue.stop())
       .then(() => mailer.close()))
-  try {
-    for (const job of JOBS) await job.start({ boss: queue.boss, services, mailer, log, options, onStop })
-  } catch (error) {
-    await stop()
-    throw error
-  }
+  for (const job of JOBS) workers.push(job.start({ boss: queue.boss, services, mailer, log, options }))
   return { stop }
 }

@@ -12,6 +12,7 @@ import type { Mailer } from '../mail/mailer.ts'
 import type { WebhookDispatch } from '../webhooks/dispatch.ts'
 import type { WebhookRetention } from '../webhooks/retention.ts'
 import type { DeliveriesQueued } from '../webhooks/webhook-events.ts'
+import type { ConcurrentWorker } from './work-concurrently.ts'
 
 export interface JobsOptions {
   pollingIntervalSeconds?: number
@@ -49,16 +50,14 @@ export interface JobContext {
   mailer: Mailer
   log: Logger
   options: JobsOptions
-  /** Registers what stops a worker pg-boss does not run itself: called before the queue stops. */
-  onStop(stop: () => Promise<void>): void
 }
 
 export interface Job {
   queue: string
   /** Creates the queue (and its schedule); runs under the migration lock, see buildApp. */
   create(boss: PgBoss, options: JobsOptions): Promise<void>
-  /** Starts the worker. */
-  start(context: JobContext): Promise<unknown>
+  /** Starts the worker; startJobs stops it before the queue stops. */
+  start(context: JobContext): ConcurrentWorker
 }
 
 /**
@@ -82,47 +81,3 @@ export const mailQueue = (name: string, retryDelaySeconds = 5): PgBoss.Queue => 
   // mail is still going out would be retried and the recipient would get the mail twice.
   expireInSeconds: 120,
 })
-
-/**
- * Runs `handle` on one job. When it throws, `onFailed` hears why and the job is failed alone, so
- * pg-boss retries it and no other. True when the job was handled.
- */
-export async function handleAlone<T extends object>(
-  boss: PgBoss,
-  queue: string,
-  job: PgBoss.JobWithMetadata<T>,
-  handle: (job: PgBoss.JobWithMetadata<T>) => Promise<void>,
-  onFailed: (job: PgBoss.JobWithMetadata<T>, error: unknown) => void,
-): Promise<boolean> {
-  try {
-    await handle(job)
-    return true
-  } catch (error) {
-    onFailed(job, error)
-    await boss.fail(queue, job.id, { message: error instanceof Error ? error.message : String(error) })
-    return false
-  }
-}
-
-/**
- * Works `queue` in batches of `batchSize` jobs, each handled alone and concurrently: `handle`
- * throwing fails (and so retries) its own job, not the batch. pg-boss 10 waits a whole polling
- * interval after every fetch, even one that found a full batch, so a backlog would drain at one
- * batch per interval; a full batch wakes the worker instead, which fetches again at once.
- */
-export async function workInBatches<T extends object>(
-  boss: PgBoss,
-  queue: string,
-  options: { batchSize: number; pollingIntervalSeconds: number },
-  handle: (job: PgBoss.JobWithMetadata<T>) => Promise<void>,
-  onFailed: (job: PgBoss.JobWithMetadata<T>, error: unknown) => void,
-): Promise<string> {
-  // Known once work() returns; its first batch cannot come sooner (a fetch is a database round trip).
-  const worker: { id?: string } = {}
-  worker.id = await boss.work<T>(queue, { ...options, includeMetadata: true }, async (jobs) => {
-    // A job failed alone stays failed: the batch's completion afterwards touches only jobs still active.
-    await Promise.all(jobs.map((job) => handleAlone(boss, queue, job, handle, onFailed)))
-    if (jobs.length === options.batchSize && worker.id !== undefined) boss.notifyWorker(worker.id)
-  })
-  return worker.id
-}

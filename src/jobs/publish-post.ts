@@ -6,6 +6,7 @@
 import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
 import type { Job } from './job.ts'
+import { workConcurrently, type ConcurrentWorker } from './work-concurrently.ts'
 
 export const PUBLISH_POST_QUEUE = 'publish-post'
 
@@ -36,24 +37,24 @@ export async function cancelPublication(boss: PgBoss, jobId: string, db: PgBoss.
   await boss.cancel(PUBLISH_POST_QUEUE, jobId, { db })
 }
 
-export async function startPublishPostWorker(
+export function startPublishPostWorker(
   boss: PgBoss,
   publishIfDue: (postId: string) => Promise<boolean>,
   log: Logger,
   options: { pollingIntervalSeconds?: number } = {},
-): Promise<string> {
-  return boss.work<PublishPostJob>(
+): ConcurrentWorker {
+  return workConcurrently<PublishPostJob>(
+    boss,
     PUBLISH_POST_QUEUE,
-    { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, batchSize: 10 },
-    async (jobs) => {
-      for (const job of jobs) {
-        const published = await publishIfDue(job.data.postId)
-        log.info(
-          { postId: job.data.postId, published },
-          published ? 'scheduled post published' : 'publication no longer due',
-        )
-      }
+    { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, concurrency: 10 },
+    async (job) => {
+      const published = await publishIfDue(job.data.postId)
+      log.info(
+        { postId: job.data.postId, published },
+        published ? 'scheduled post published' : 'publication no longer due',
+      )
     },
+    log,
   )
 }
 

@@ -11,6 +11,7 @@ import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
 import type { HtmlBackfill, HtmlBackfillLimits } from '../content/html/backfill.ts'
 import { ensureQueue, type Job } from './job.ts'
+import { workConcurrently, type ConcurrentWorker } from './work-concurrently.ts'
 
 export const RENDER_POSTS_QUEUE = 'render-posts'
 
@@ -29,18 +30,24 @@ export async function createRenderPostsQueue(boss: PgBoss): Promise<void> {
   await boss.send(RENDER_POSTS_QUEUE, {})
 }
 
-export async function startRenderPostsWorker(
+export function startRenderPostsWorker(
   boss: PgBoss,
   renderPending: HtmlBackfill['renderPending'],
   log: Logger,
   options: { pollingIntervalSeconds?: number; htmlBackfill?: Partial<HtmlBackfillLimits> } = {},
-): Promise<string> {
+): ConcurrentWorker {
   const limits = { ...DEFAULT_LIMITS, ...options.htmlBackfill }
-  return boss.work(RENDER_POSTS_QUEUE, { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 }, async () => {
-    const result = await renderPending(limits)
-    if (result.rendered > 0) log.info(result, 'html rendered for posts that had none')
-    if (result.more) await boss.send(RENDER_POSTS_QUEUE, {})
-  })
+  return workConcurrently(
+    boss,
+    RENDER_POSTS_QUEUE,
+    { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, concurrency: 1 },
+    async () => {
+      const result = await renderPending(limits)
+      if (result.rendered > 0) log.info(result, 'html rendered for posts that had none')
+      if (result.more) await boss.send(RENDER_POSTS_QUEUE, {})
+    },
+    log,
+  )
 }
 
 export const renderPostsJob: Job = {

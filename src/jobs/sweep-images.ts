@@ -6,6 +6,7 @@
 import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
 import type { Job } from './job.ts'
+import { workConcurrently, type ConcurrentWorker } from './work-concurrently.ts'
 
 export const SWEEP_IMAGES_QUEUE = 'sweep-images'
 
@@ -30,16 +31,22 @@ export async function enqueueImageSweep(boss: PgBoss, log: Logger): Promise<void
   }
 }
 
-export async function startSweepImagesWorker(
+export function startSweepImagesWorker(
   boss: PgBoss,
   sweepOrphans: () => Promise<number>,
   log: Logger,
   options: { pollingIntervalSeconds?: number } = {},
-): Promise<string> {
-  return boss.work(SWEEP_IMAGES_QUEUE, { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 }, async () => {
-    const deleted = await sweepOrphans()
-    if (deleted > 0) log.info({ deleted }, 'unused images deleted')
-  })
+): ConcurrentWorker {
+  return workConcurrently(
+    boss,
+    SWEEP_IMAGES_QUEUE,
+    { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, concurrency: 1 },
+    async () => {
+      const deleted = await sweepOrphans()
+      if (deleted > 0) log.info({ deleted }, 'unused images deleted')
+    },
+    log,
+  )
 }
 
 export const sweepImagesJob: Job = {

@@ -7,6 +7,7 @@ import type { LinkRequest } from '../auth/account-email.ts'
 import type { Logger } from '../log.ts'
 import type { Mailer, MailMessage } from '../mail/mailer.ts'
 import { ensureQueue, mailQueue, type Job, type JobServices } from './job.ts'
+import { workConcurrently, type ConcurrentWorker } from './work-concurrently.ts'
 
 export const WELCOME_EMAIL_QUEUE = 'welcome-email'
 
@@ -59,36 +60,35 @@ export function welcomeMessage(job: WelcomeEmailJob, verificationLines: string[]
   }
 }
 
-/** Starts the worker; it returns pg-boss's worker id. */
-export async function startWelcomeEmailWorker(
+export function startWelcomeEmailWorker(
   boss: PgBoss,
   services: Pick<JobServices, 'accountEmail'>,
   mailer: Mailer,
   log: Logger,
   options: WelcomeEmailWorkerOptions = {},
-): Promise<string> {
-  const workOptions = {
-    pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
-    batchSize: 1,
-    includeMetadata: true as const,
-  }
-  // pg-boss 10 hands over an array of jobs; with batchSize 1 a failing mail retries only itself.
-  return boss.work<WelcomeEmailJob>(WELCOME_EMAIL_QUEUE, workOptions, async (jobs) => {
-    for (const job of jobs) {
-      const attempt = { jobId: job.id, userId: job.data.userId, attempt: job.retryCount + 1, of: job.retryLimit + 1 }
+): ConcurrentWorker {
+  const workOptions = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, concurrency: 1 }
+  // The address stays out of the log.
+  const attemptOf = (job: PgBoss.JobWithMetadata<WelcomeEmailJob>) => ({
+    jobId: job.id,
+    userId: job.data.userId,
+    attempt: job.retryCount + 1,
+    of: job.retryLimit + 1,
+  })
+  return workConcurrently<WelcomeEmailJob>(
+    boss,
+    WELCOME_EMAIL_QUEUE,
+    workOptions,
+    async (job) => {
       const { userId, email, verification } = job.data
       // Minted once (a retry finds the token in place and mails the same link).
       const lines = await services.accountEmail.welcomeLines(userId, email, verification)
-      try {
-        await mailer.send(welcomeMessage(job.data, lines))
-      } catch (error) {
-        // Thrown on so pg-boss fails the job and retries it with backoff. The address stays out of the log.
-        log.warn({ ...attempt, err: error }, 'welcome email not sent; it will be retried')
-        throw error
-      }
-      log.info(attempt, 'welcome email sent')
-    }
-  })
+      await mailer.send(welcomeMessage(job.data, lines))
+      log.info(attemptOf(job), 'welcome email sent')
+    },
+    log,
+    (job, error) => log.warn({ ...attemptOf(job), err: error }, 'welcome email not sent; it will be retried'),
+  )
 }
 
 export const welcomeEmailJob: Job = {

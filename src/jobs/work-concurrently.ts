@@ -1,12 +1,14 @@
-// A worker that keeps up to `concurrency` jobs of a queue in hand at once, each completed or failed
-// on its own as soon as it settles, and a freed slot filled from the queue. pg-boss 10's own
-// workers take a batch and wait for all of it before they fetch again: one slow job (a webhook
-// receiver that never answers holds its attempt for the whole timeout) would hold up every job
-// fetched with it, and so every endpoint's deliveries. An idle worker looks for jobs every polling
-// interval, and at once when woken.
+// The worker of every queue: it keeps up to `concurrency` jobs in hand at once, each completed or
+// failed on its own as soon as it settles, and a freed slot filled from the queue. An idle worker
+// looks for jobs every polling interval, and at once when woken.
+//
+// Not pg-boss 10's own work(), for two reasons. It does not wait for the completion or failure it
+// writes when a job ends: with the database gone at that moment, the write's rejection is unhandled
+// and Node ends the process. And it takes a batch and waits for all of it before it fetches again:
+// one slow job (a webhook receiver that never answers holds its attempt for the whole timeout)
+// would hold up every job fetched with it.
 import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
-import { handleAlone } from './job.ts'
 
 export interface ConcurrentWorker {
   /** Looks for jobs now, if a slot is free. */
@@ -20,13 +22,27 @@ export interface ConcurrentWorkerOptions {
   pollingIntervalSeconds: number
 }
 
+/** Time kept between giving up on a job's outcome and the job's expiry (and the fetch's own latency). */
+const EXPIRY_MARGIN_MS = 2000
+
+/**
+ * A fetched job's expiry, in milliseconds. pg-boss's fetch returns it (its own work() uses it to
+ * bound a job) though its types leave it out; it is a numeric, which node-postgres gives as a string.
+ */
+function expiryMs(job: object): number {
+  const seconds = Number((job as { expireInSeconds?: unknown }).expireInSeconds)
+  return Number.isFinite(seconds) ? seconds * 1000 : 0
+}
+
 export function workConcurrently<T extends object>(
   boss: PgBoss,
   queue: string,
   { concurrency, pollingIntervalSeconds }: ConcurrentWorkerOptions,
   handle: (job: PgBoss.JobWithMetadata<T>) => Promise<void>,
-  onFailed: (job: PgBoss.JobWithMetadata<T>, error: unknown) => void,
   log: Logger,
+  /** Hears why a job failed; by default, a warning in the log. */
+  onFailed: (job: PgBoss.JobWithMetadata<T>, error: unknown) => void = (job, error) =>
+    log.warn({ err: error, queue, jobId: job.id }, 'job failed; it will be retried'),
 ): ConcurrentWorker {
   let inHand = 0
   let stopped = false
@@ -35,8 +51,38 @@ export function workConcurrently<T extends object>(
   let timer: NodeJS.Timeout | undefined
   const whenEmptyHanded = new Set<() => void>()
 
+  /** Runs the job, then completes it, or fails it so that pg-boss retries it. */
   async function settle(job: PgBoss.JobWithMetadata<T>) {
-    if (await handleAlone(boss, queue, job, handle, onFailed)) await boss.complete(queue, job.id)
+    const expiresAt = Date.now() + expiryMs(job)
+    try {
+      await handle(job)
+    } catch (error) {
+      onFailed(job, error)
+      const reason = { message: error instanceof Error ? error.message : String(error) }
+      await recordOutcome(job, expiresAt, () => boss.fail(queue, job.id, reason))
+      return
+    }
+    await recordOutcome(job, expiresAt, () => boss.complete(queue, job.id))
+  }
+
+  /**
+   * Writes a job's completion or failure, trying again while it cannot (the database restarting):
+   * a job whose outcome is lost stays active until it expires and then runs again, sending a mail
+   * twice. Gives up when the worker stops, or before the job expires: pg-boss may then hand the
+   * job to another worker, whose run a late write would end.
+   */
+  async function recordOutcome(job: PgBoss.JobWithMetadata<T>, expiresAt: number, write: () => Promise<unknown>) {
+    for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 5000)) {
+      try {
+        await write()
+        return
+      } catch (error) {
+        if (stopped || Date.now() + delayMs > expiresAt - EXPIRY_MARGIN_MS) throw error
+        if (delayMs === 250)
+          log.warn({ err: error, queue, jobId: job.id }, "job's outcome not recorded; trying again until it expires")
+        await new Promise((resolve) => setTimeout(resolve, delayMs))
+      }
+    }
   }
 
   function take(job: PgBoss.JobWithMetadata<T>) {

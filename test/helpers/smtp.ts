@@ -16,8 +16,8 @@ export async function startSmtpServer() {
   const refuseFirst = new Set<string>()
   const refused = new Map<string, number>()
   const state = { refuseAll: false, holdReplies: false }
-  /** Replies being held: each delivers its mail (and answers 250) when called. */
-  const held: (() => void)[] = []
+  /** Replies being held: each delivers its mail (250), or refuses it (451), when called. */
+  const held: ((answer: 'deliver' | 'refuse') => void)[] = []
   const heldWaiters: (() => void)[] = []
   /** Sessions whose client hung up: a mail whose reply it never saw was not delivered. */
   const closed = new Set<string>()
@@ -47,7 +47,11 @@ export async function startSmtpServer() {
           callback()
         }
         if (!state.holdReplies) return deliver()
-        held.push(deliver)
+        held.push((answer) =>
+          answer === 'deliver'
+            ? deliver()
+            : callback(Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 451 })),
+        )
         heldWaiters.splice(0).forEach((wake) => wake())
       })
     },
@@ -72,8 +76,8 @@ export async function startSmtpServer() {
     },
     /** Resolves once a mail is held, waiting for its reply. */
     mailHeld: () => (held.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => heldWaiters.push(resolve))),
-    /** Answers every held mail: delivered, unless its sender hung up meanwhile. */
-    release: () => held.splice(0).forEach((deliver) => deliver()),
+    /** Answers every held mail: delivered (unless its sender hung up meanwhile), or refused with 451. */
+    release: (answer: 'deliver' | 'refuse' = 'deliver') => held.splice(0).forEach((reply) => reply(answer)),
     refusedCount: (email: string) => refused.get(email.toLowerCase()) ?? 0,
     mailsTo: (email: string) => received.filter((mail) => mail.to.includes(email.toLowerCase())),
     close: () => new Promise<void>((resolve) => server.close(resolve)),
