@@ -148,7 +148,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         "PUBLIC_URL is not set: the Atom feed's links and id use this instance's own address; set it to the one clients use",
       )
     await prepareData(services, app.log)
-    const jobs = startJobs(queue, services, app.log, options.jobs)
+    const jobs = await startJobs(queue, services, app.log, options.jobs)
     app.addHook('onClose', () => jobs.stop())
   } catch (error) {
     await app.close()

@@ -11,6 +11,7 @@ import type { Job, JobServices, JobsOptions } from './job.ts'
 import type { ConcurrentWorker } from './work-concurrently.ts'
 import { publishPostJob } from './publish-post.ts'
 import { renderPostsJob } from './render-posts.ts'
+import { startSendScheduledWorker } from './send-scheduled.ts'
 import { sweepImagesJob } from './sweep-images.ts'
 import { welcomeEmailJob } from './welcome-email.ts'
 
@@ -39,8 +40,13 @@ export interface Jobs {
   stop(): Promise<void>
 }
 
-/** Starts every job's worker, and the mailer they send with. */
-export function startJobs(queue: Queue, services: JobServices, log: Logger, options: JobsOptions = {}): Jobs {
+/** Starts every job's worker, the one that queues scheduled jobs (send-scheduled.ts), and the mailer. */
+export async function startJobs(
+  queue: Queue,
+  services: JobServices,
+  log: Logger,
+  options: JobsOptions = {},
+): Promise<Jobs> {
   const mailer = createMailer(services.config, log)
   let stopping: Promise<void> | undefined
   const workers: ConcurrentWorker[] = []
@@ -51,5 +57,6 @@ export function startJobs(queue: Queue, services: JobServices, log: Logger, opti
       .then(() => queue.stop())
       .then(() => mailer.close()))
   for (const job of JOBS) workers.push(job.start({ boss: queue.boss, services, mailer, log, options }))
+  workers.push(await startSendScheduledWorker(queue.boss, log))
   return { stop }
 }
