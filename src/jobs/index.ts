@@ -36,7 +36,7 @@ export async function createJobQueues(queue: Queue, options: JobsOptions = {}): 
 }
 
 export interface Jobs {
-  /** Lets the jobs running finish, then closes the mailer they send with; safe to call twice. */
+  /** Lets the jobs running finish (up to the shutdown timeout), then closes the mailer; safe to call twice. */
   stop(): Promise<void>
 }
 
@@ -50,10 +50,11 @@ export async function startJobs(
   const mailer = createMailer(services.config, log)
   let stopping: Promise<void> | undefined
   const workers: ConcurrentWorker[] = []
-  // The workers stop first, waiting for the jobs in hand (a mail being sent among them) to be
-  // completed or failed through the queue; then the queue, then the mailer.
+  // The workers stop first, waiting up to the shutdown timeout for the jobs in hand (a mail being
+  // sent among them) to be completed or failed through the queue; then the queue, then the mailer.
+  const timeoutMs = Math.max(services.config.shutdownTimeoutMs, 1000)
   const stop = () =>
-    (stopping ??= Promise.all(workers.map((worker) => worker.stop()))
+    (stopping ??= Promise.all(workers.map((worker) => worker.stop(timeoutMs)))
       .then(() => queue.stop())
       .then(() => mailer.close()))
   for (const job of JOBS) workers.push(job.start({ boss: queue.boss, services, mailer, log, options }))

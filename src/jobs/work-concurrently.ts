@@ -13,8 +13,13 @@ import type { Logger } from '../log.ts'
 export interface ConcurrentWorker {
   /** Looks for jobs now, if a slot is free. */
   wake(): void
-  /** Takes no more jobs, and waits for those in hand to be completed or failed. */
-  stop(): Promise<void>
+  /**
+   * Takes no more jobs, and waits up to `timeoutMs` for those in hand to be completed or failed.
+   * Those still running then are failed, so that pg-boss retries them at once rather than when they
+   * expire; their run may still end before the process does (its outcome is then not written), and
+   * the job runs twice.
+   */
+  stop(timeoutMs: number): Promise<void>
 }
 
 export interface ConcurrentWorkerOptions {
@@ -44,7 +49,9 @@ export function workConcurrently<T extends object>(
   onFailed: (job: PgBoss.JobWithMetadata<T>, error: unknown) => void = (job, error) =>
     log.warn({ err: error, queue, jobId: job.id }, 'job failed; it will be retried'),
 ): ConcurrentWorker {
-  let inHand = 0
+  const inHand = new Set<PgBoss.JobWithMetadata<T>>()
+  /** Jobs failed by stop() while still running: pg-boss may hand them out again, so their run writes nothing. */
+  const abandoned = new Set<PgBoss.JobWithMetadata<T>>()
   let stopped = false
   let looking: Promise<void> | null = null
   let lookAgain = false
@@ -73,6 +80,7 @@ export function workConcurrently<T extends object>(
    */
   async function recordOutcome(job: PgBoss.JobWithMetadata<T>, expiresAt: number, write: () => Promise<unknown>) {
     for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 5000)) {
+      if (abandoned.has(job)) return
       try {
         await write()
         return
@@ -86,23 +94,23 @@ export function workConcurrently<T extends object>(
   }
 
   function take(job: PgBoss.JobWithMetadata<T>) {
-    inHand++
+    inHand.add(job)
     settle(job)
       .catch((error: unknown) =>
         // The job stays active until it expires, then pg-boss retries it.
         log.warn({ err: error, queue, jobId: job.id }, 'job neither completed nor failed; it will expire'),
       )
       .finally(() => {
-        inHand--
-        if (inHand === 0) for (const resolve of whenEmptyHanded) resolve()
+        inHand.delete(job)
+        if (inHand.size === 0) for (const resolve of whenEmptyHanded) resolve()
         // Refilled by halves: a fetch per settled job would be a query per job.
-        if (inHand <= concurrency / 2) wake()
+        if (inHand.size <= concurrency / 2) wake()
       })
   }
 
   async function lookForJobs() {
-    while (!stopped && inHand < concurrency) {
-      const jobs = await boss.fetch<T>(queue, { batchSize: concurrency - inHand, includeMetadata: true })
+    while (!stopped && inHand.size < concurrency) {
+      const jobs = await boss.fetch<T>(queue, { batchSize: concurrency - inHand.size, includeMetadata: true })
       if (jobs === null || jobs.length === 0) return
       for (const job of jobs) take(job)
     }
@@ -129,11 +137,28 @@ export function workConcurrently<T extends object>(
   wake()
   return {
     wake,
-    async stop() {
+    async stop(timeoutMs) {
       stopped = true
       clearTimeout(timer)
       await looking
-      if (inHand > 0) await new Promise<void>((resolve) => whenEmptyHanded.add(resolve))
+      if (inHand.size === 0) return
+      let timeout: NodeJS.Timeout | undefined
+      await new Promise<void>((resolve) => {
+        whenEmptyHanded.add(resolve)
+        timeout = setTimeout(resolve, timeoutMs)
+      })
+      clearTimeout(timeout)
+      if (inHand.size === 0) return
+      for (const job of inHand) abandoned.add(job)
+      const ids = [...inHand].map((job) => job.id)
+      log.warn({ queue, jobIds: ids }, 'jobs still running at shutdown: failed, so they are retried')
+      await Promise.all(
+        ids.map((id) =>
+          boss
+            .fail(queue, id, { message: 'shut down while active' })
+            .catch((error: unknown) => log.warn({ err: error, queue, jobId: id }, 'job not failed; it will expire')),
+        ),
+      )
     },
   }
 }

@@ -1,10 +1,12 @@
 // SIGTERM while a queue worker is mid-job: the process waits for the job to end before it exits,
 // so a welcome mail being sent is delivered once and its job completes, instead of being cut off
-// and sent again by a retry after the restart.
+// and sent again by a retry after the restart. It waits up to the shutdown timeout: a job still
+// running then is failed, so that it is retried at once rather than when it expires, and the
+// process exits 0.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { openDatabase } from '../../src/db/database.ts'
 import { WELCOME_EMAIL_QUEUE } from '../../src/jobs/welcome-email.ts'
 import { testConfig, usingPostgres } from '../helpers/build.ts'
@@ -12,7 +14,8 @@ import { createScratchDatabase } from '../helpers/postgres.ts'
 import { startServer } from '../helpers/server-process.ts'
 import { startSmtpServer } from '../helpers/smtp.ts'
 
-t.test('SIGTERM lets the welcome mail being sent finish: delivered once, job completed, exit 0', async (t) => {
+/** A server on a database of its own, with a welcome mail held mid-send by the mail server. */
+async function serverWithMailHeld(t: Test, env: Record<string, string> = {}) {
   const smtp = await startSmtpServer()
   t.teardown(smtp.close)
   smtp.holdReplies = true
@@ -25,6 +28,7 @@ t.test('SIGTERM lets the welcome mail being sent finish: delivered once, job com
     DATABASE_URL: database.DATABASE_URL ?? '',
     SMTP_URL: smtp.url,
     JWT_SECRET: 'shutdown-test-secret-shutdown-test-secret-01',
+    ...env,
   })
   t.teardown(() => server.child.kill('SIGKILL'))
   const email = `shutdown-${Date.now()}@example.com`
@@ -35,8 +39,19 @@ t.test('SIGTERM lets the welcome mail being sent finish: delivered once, job com
   })
   t.equal(registered.status, 201)
   const userId = ((await registered.json()) as { data: { user: { id: string } } }).data.user.id
-
   await smtp.mailHeld()
+  /** The job as the database has it, once the process is gone. */
+  const job = async () => {
+    const { prisma, close } = await openDatabase(testConfig(database))
+    t.teardown(close)
+    return prisma.$queryRaw<{ state: string; retry_count: number }[]>`
+      select state::text, retry_count from pgboss.job where name = ${WELCOME_EMAIL_QUEUE} and id::text = ${userId}`
+  }
+  return { server, smtp, email, job }
+}
+
+t.test('SIGTERM lets the welcome mail being sent finish: delivered once, job completed, exit 0', async (t) => {
+  const { server, smtp, email, job } = await serverWithMailHeld(t)
   server.child.kill('SIGTERM')
   // Time for the shutdown to close the listener and reach the queue, which must wait for the job.
   await new Promise((resolve) => setTimeout(resolve, 1500))
@@ -48,11 +63,21 @@ t.test('SIGTERM lets the welcome mail being sent finish: delivered once, job com
   smtp.release()
   t.equal(await server.exit, 0, 'exits 0 once the job is done')
   t.equal(smtp.mailsTo(email).length, 1, 'the mail was delivered, once')
-
-  // The job as the database has it now that the process is gone.
-  const { prisma, close } = await openDatabase(testConfig(database))
-  t.teardown(close)
-  const jobs = await prisma.$queryRaw<{ state: string; retry_count: number }[]>`
-    select state::text, retry_count from pgboss.job where name = ${WELCOME_EMAIL_QUEUE} and id::text = ${userId}`
-  t.same(jobs, [{ state: 'completed', retry_count: 0 }], 'the job completed on its first attempt')
+  t.same(await job(), [{ state: 'completed', retry_count: 0 }], 'the job completed on its first attempt')
 })
+
+t.test(
+  'SIGTERM with a mail held past the shutdown timeout: exit 0, the job failed so that it is retried',
+  async (t) => {
+    const { server, smtp, email, job } = await serverWithMailHeld(t, { SHUTDOWN_TIMEOUT_MS: '1000' })
+    server.child.kill('SIGTERM')
+    t.equal(await server.exit, 0, 'exits 0 once the timeout has passed')
+    t.ok(
+      server.logs.some((entry) => /still running at shutdown/.test(String(entry.msg))),
+      'says it failed the job still running',
+    )
+    t.same(await job(), [{ state: 'retry', retry_count: 0 }], 'the job waits for its retry, not for its expiry')
+    smtp.release()
+    t.equal(smtp.mailsTo(email).length, 0, 'the mail held was not delivered: the process hung up first')
+  },
+)
