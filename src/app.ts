@@ -148,7 +148,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         "PUBLIC_URL is not set: the Atom feed's links and id use this instance's own address; set it to the one clients use",
       )
     await prepareData(services, app.log)
-    const jobs = await startJobs(queue, services, app.log, options.jobs)
+    const jobs = startJobs(queue, services, app.log, options.jobs)
+    // The shutdown timeout counts from the start of the close: the workers stop taking jobs and
+    // start their wait then, while requests in flight finish; the queue and the mailer close after.
+    app.addHook('preClose', async () => void jobs.stopWorkers())
     app.addHook('onClose', () => jobs.stop())
   } catch (error) {
     await app.close()

@@ -36,28 +36,31 @@ export async function createJobQueues(queue: Queue, options: JobsOptions = {}): 
 }
 
 export interface Jobs {
-  /** Lets the jobs running finish (up to the shutdown timeout), then closes the mailer; safe to call twice. */
+  /**
+   * Takes no more jobs and lets those running finish, up to the shutdown timeout from this call;
+   * call it when shutdown begins. Never rejects; safe to call twice.
+   */
+  stopWorkers(): Promise<void>
+  /** Stops the workers (if not yet begun), then the queue, then the mailer; safe to call twice. */
   stop(): Promise<void>
 }
 
 /** Starts every job's worker, the one that queues scheduled jobs (send-scheduled.ts), and the mailer. */
-export async function startJobs(
-  queue: Queue,
-  services: JobServices,
-  log: Logger,
-  options: JobsOptions = {},
-): Promise<Jobs> {
+export function startJobs(queue: Queue, services: JobServices, log: Logger, options: JobsOptions = {}): Jobs {
   const mailer = createMailer(services.config, log)
-  let stopping: Promise<void> | undefined
-  const workers: ConcurrentWorker[] = []
+  const workers: ConcurrentWorker[] = JOBS.map((job) => job.start({ boss: queue.boss, services, mailer, log, options }))
+  workers.push(startSendScheduledWorker(queue.boss, log))
   // The workers stop first, waiting up to the shutdown timeout for the jobs in hand (a mail being
   // sent among them) to be completed or failed through the queue; then the queue, then the mailer.
   const timeoutMs = Math.max(services.config.shutdownTimeoutMs, 1000)
+  let workersStopping: Promise<unknown> | undefined
+  let stopping: Promise<void> | undefined
+  const stopWorkers = async () => {
+    await (workersStopping ??= Promise.all(workers.map((worker) => worker.stop(timeoutMs))))
+  }
   const stop = () =>
-    (stopping ??= Promise.all(workers.map((worker) => worker.stop(timeoutMs)))
+    (stopping ??= stopWorkers()
       .then(() => queue.stop())
       .then(() => mailer.close()))
-  for (const job of JOBS) workers.push(job.start({ boss: queue.boss, services, mailer, log, options }))
-  workers.push(await startSendScheduledWorker(queue.boss, log))
-  return { stop }
+  return { stopWorkers, stop }
 }

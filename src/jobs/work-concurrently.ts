@@ -15,9 +15,9 @@ export interface ConcurrentWorker {
   wake(): void
   /**
    * Takes no more jobs, and waits up to `timeoutMs` for those in hand to be completed or failed.
-   * Those still running then are failed, so that pg-boss retries them at once rather than when they
-   * expire; their run may still end before the process does (its outcome is then not written), and
-   * the job runs twice.
+   * Those whose handler is still running then are failed, so that pg-boss retries them after their
+   * retry delay rather than once they expire; such a run may still end before the process does (it
+   * then writes no outcome), and the job runs twice. A job whose handler has ended is not failed.
    */
   stop(timeoutMs: number): Promise<void>
 }
@@ -49,7 +49,10 @@ export function workConcurrently<T extends object>(
   onFailed: (job: PgBoss.JobWithMetadata<T>, error: unknown) => void = (job, error) =>
     log.warn({ err: error, queue, jobId: job.id }, 'job failed; it will be retried'),
 ): ConcurrentWorker {
+  /** Jobs taken and not yet settled: running, or having their outcome written. */
   const inHand = new Set<PgBoss.JobWithMetadata<T>>()
+  /** Jobs whose handler has not ended yet. */
+  const running = new Set<PgBoss.JobWithMetadata<T>>()
   /** Jobs failed by stop() while still running: pg-boss may hand them out again, so their run writes nothing. */
   const abandoned = new Set<PgBoss.JobWithMetadata<T>>()
   let stopped = false
@@ -61,15 +64,19 @@ export function workConcurrently<T extends object>(
   /** Runs the job, then completes it, or fails it so that pg-boss retries it. */
   async function settle(job: PgBoss.JobWithMetadata<T>) {
     const expiresAt = Date.now() + expiryMs(job)
+    let outcome: () => Promise<unknown>
+    running.add(job)
     try {
       await handle(job)
+      outcome = () => boss.complete(queue, job.id)
     } catch (error) {
       onFailed(job, error)
       const reason = { message: error instanceof Error ? error.message : String(error) }
-      await recordOutcome(job, expiresAt, () => boss.fail(queue, job.id, reason))
-      return
+      outcome = () => boss.fail(queue, job.id, reason)
+    } finally {
+      running.delete(job)
     }
-    await recordOutcome(job, expiresAt, () => boss.complete(queue, job.id))
+    if (!abandoned.has(job)) await recordOutcome(job, expiresAt, outcome)
   }
 
   /**
@@ -80,7 +87,6 @@ export function workConcurrently<T extends object>(
    */
   async function recordOutcome(job: PgBoss.JobWithMetadata<T>, expiresAt: number, write: () => Promise<unknown>) {
     for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 5000)) {
-      if (abandoned.has(job)) return
       try {
         await write()
         return
@@ -138,6 +144,8 @@ export function workConcurrently<T extends object>(
   return {
     wake,
     async stop(timeoutMs) {
+      // The time given counts from now, the fetch under way (if any) included.
+      const deadline = Date.now() + timeoutMs
       stopped = true
       clearTimeout(timer)
       await looking
@@ -145,12 +153,13 @@ export function workConcurrently<T extends object>(
       let timeout: NodeJS.Timeout | undefined
       await new Promise<void>((resolve) => {
         whenEmptyHanded.add(resolve)
-        timeout = setTimeout(resolve, timeoutMs)
+        timeout = setTimeout(resolve, Math.max(0, deadline - Date.now()))
       })
       clearTimeout(timeout)
-      if (inHand.size === 0) return
-      for (const job of inHand) abandoned.add(job)
-      const ids = [...inHand].map((job) => job.id)
+      // Jobs only having their outcome written are left to it: failing them could undo a completion.
+      if (running.size === 0) return
+      for (const job of running) abandoned.add(job)
+      const ids = [...running].map((job) => job.id)
       log.warn({ queue, jobIds: ids }, 'jobs still running at shutdown: failed, so they are retried')
       await Promise.all(
         ids.map((id) =>

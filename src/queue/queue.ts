@@ -5,6 +5,12 @@ import type { Logger } from '../log.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 
+/**
+ * pg-boss 10's queue of schedules fallen due (its timekeeper.js): each due schedule becomes a job
+ * there, whose worker inserts the job the schedule names. test/queue/schedules.test.ts checks the name.
+ */
+export const SEND_SCHEDULED_QUEUE = '__pgboss__send-it'
+
 export interface Queue {
   boss: PgBoss
   /** A query through pg-boss's own connection, used by GET /health. */
@@ -39,6 +45,10 @@ export async function startQueue(
     log.error({ err: { message: error.message, code: error.code } }, 'queue error'),
   )
   await boss.start()
+  // boss.start() put a worker of pg-boss's own on that queue, which does not await the completion
+  // or failure it writes: with the database gone at that moment, the rejection is unhandled and
+  // ends the process. Off at once; startJobs runs ours there instead (jobs/send-scheduled.ts).
+  await boss.offWork(SEND_SCHEDULED_QUEUE)
   let stopping: Promise<void> | undefined
   return {
     boss,

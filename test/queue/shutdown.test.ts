@@ -1,15 +1,18 @@
 // SIGTERM while a queue worker is mid-job: the process waits for the job to end before it exits,
 // so a welcome mail being sent is delivered once and its job completes, instead of being cut off
 // and sent again by a retry after the restart. It waits up to the shutdown timeout: a job still
-// running then is failed, so that it is retried at once rather than when it expires, and the
-// process exits 0.
+// running then is failed, so that it is retried after its retry delay rather than once it expires,
+// and the process exits 0.
 import { mkdtempSync } from 'node:fs'
+import { connect, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { openDatabase } from '../../src/db/database.ts'
 import { WELCOME_EMAIL_QUEUE } from '../../src/jobs/welcome-email.ts'
-import { testConfig, usingPostgres } from '../helpers/build.ts'
+import { registerUser } from '../helpers/accounts.ts'
+import { build, testConfig, usingPostgres } from '../helpers/build.ts'
+import { eventually } from '../helpers/images.ts'
 import { createScratchDatabase } from '../helpers/postgres.ts'
 import { startServer } from '../helpers/server-process.ts'
 import { startSmtpServer } from '../helpers/smtp.ts'
@@ -44,8 +47,9 @@ async function serverWithMailHeld(t: Test, env: Record<string, string> = {}) {
   const job = async () => {
     const { prisma, close } = await openDatabase(testConfig(database))
     t.teardown(close)
-    return prisma.$queryRaw<{ state: string; retry_count: number }[]>`
-      select state::text, retry_count from pgboss.job where name = ${WELCOME_EMAIL_QUEUE} and id::text = ${userId}`
+    return prisma.$queryRaw<{ state: string; retry_count: number; reason: string | null }[]>`
+      select state::text, retry_count, output->>'message' as reason
+      from pgboss.job where name = ${WELCOME_EMAIL_QUEUE} and id::text = ${userId}`
   }
   return { server, smtp, email, job }
 }
@@ -63,7 +67,7 @@ t.test('SIGTERM lets the welcome mail being sent finish: delivered once, job com
   smtp.release()
   t.equal(await server.exit, 0, 'exits 0 once the job is done')
   t.equal(smtp.mailsTo(email).length, 1, 'the mail was delivered, once')
-  t.same(await job(), [{ state: 'completed', retry_count: 0 }], 'the job completed on its first attempt')
+  t.same(await job(), [{ state: 'completed', retry_count: 0, reason: null }], 'the job completed on its first attempt')
 })
 
 t.test(
@@ -76,8 +80,53 @@ t.test(
       server.logs.some((entry) => /still running at shutdown/.test(String(entry.msg))),
       'says it failed the job still running',
     )
-    t.same(await job(), [{ state: 'retry', retry_count: 0 }], 'the job waits for its retry, not for its expiry')
+    t.same(
+      await job(),
+      [{ state: 'retry', retry_count: 0, reason: 'shut down while active' }],
+      'failed by the shutdown: the job waits for its retry, not for its expiry',
+    )
     smtp.release()
     t.equal(smtp.mailsTo(email).length, 0, 'the mail held was not delivered: the process hung up first')
+  },
+)
+
+t.test(
+  'the jobs’ share of the shutdown timeout counts from the start of the close, requests in flight or not',
+  async (t) => {
+    const smtp = await startSmtpServer()
+    t.teardown(smtp.close)
+    smtp.holdReplies = true
+    // A database of its own, so that the mail held is this test's.
+    const database: Record<string, string> = usingPostgres
+      ? { DATABASE_URL: await createScratchDatabase(t, 'shutdown') }
+      : {}
+    const app = await build(
+      t,
+      { ...database, SMTP_URL: smtp.url, SHUTDOWN_TIMEOUT_MS: '1000' },
+      { jobs: { pollingIntervalSeconds: 0.5 } },
+    )
+    const user = await registerUser(app, 'shutdown')
+    await smtp.mailHeld()
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    // A request in flight for as long as the test wants: its body never comes.
+    const inFlight = connect((app.server.address() as AddressInfo).port, '127.0.0.1')
+    t.teardown(() => inFlight.destroy())
+    await new Promise((resolve) => inFlight.once('connect', resolve))
+    inFlight.write(
+      'POST /login HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+    )
+
+    let closed = false
+    const closing = app.close().then(() => (closed = true))
+    const reason = async () =>
+      ((await app.services.queue.boss.getJobById(WELCOME_EMAIL_QUEUE, user.id))?.output as { message?: string } | null)
+        ?.message
+    t.ok(
+      await eventually(async () => (await reason()) === 'shut down while active'),
+      'the held mail’s job is failed once the timeout has passed',
+    )
+    t.notOk(closed, 'while the request is still in flight')
+    inFlight.destroy()
+    await closing
   },
 )
