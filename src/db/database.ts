@@ -58,24 +58,34 @@ export async function openDatabase(
 }
 
 /**
- * The connection's startup options with its time zone set to UTC, keeping any the URL gives. Prisma's
- * driver adapter writes timestamps without an offset and reads them as UTC: on a connection in
- * another zone (the server's or the database's default), every time written or read was off by it.
+ * How to connect with the time zone set to UTC, keeping the startup options the operator gives (the
+ * URL's `options`, or else PGOPTIONS). Prisma's driver adapter writes timestamps without an offset and
+ * reads them as UTC: on a connection in another zone (the server's or the database's default), every
+ * time written or read was off by it. The URL loses its `options`, since pg lets the URL's override
+ * the ones passed beside it; and passing them beside it overrides PGOPTIONS, so those are merged too.
  */
-const inUtc = (databaseUrl: string) =>
-  [new URL(databaseUrl).searchParams.get('options'), '-c TimeZone=UTC'].filter(Boolean).join(' ')
+function inUtc(databaseUrl: string): { connectionString: string; options: string } {
+  const url = new URL(databaseUrl)
+  const fromUrl = url.searchParams.get('options')
+  url.searchParams.delete('options')
+  return {
+    // Rewritten only when it had options, so that any other URL reaches pg exactly as given.
+    connectionString: fromUrl === null ? databaseUrl : url.href,
+    options: [fromUrl ?? process.env.PGOPTIONS, '-c TimeZone=UTC'].filter(Boolean).join(' '),
+  }
+}
 
 async function openPostgres(
   config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'databaseTimeoutMs'>,
 ): Promise<Database> {
+  const connection = inUtc(config.databaseUrl!)
   const pool = new pg.Pool({
-    connectionString: config.databaseUrl!,
+    ...connection,
     max: config.databasePoolMax,
     // Fail fast while the database is down instead of queueing requests until they time out.
     connectionTimeoutMillis: config.databaseTimeoutMs,
     query_timeout: config.databaseTimeoutMs,
     application_name: 'blog-api',
-    options: inUtc(config.databaseUrl!),
   })
   // An idle client that loses its connection emits 'error'; the pool replaces it on next use.
   pool.on('error', () => {})
@@ -106,9 +116,7 @@ async function openPostgres(
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
         // The engine takes session-level locks of its own; on a pooled connection they would
         // outlive the run and block every other instance, so it gets connections it then closes.
-        return await fn(
-          new PrismaPg({ connectionString: config.databaseUrl!, max: 2, options: inUtc(config.databaseUrl!) }),
-        )
+        return await fn(new PrismaPg({ ...connection, max: 2 }))
       } finally {
         await client.end()
       }
