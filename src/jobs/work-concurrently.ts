@@ -86,8 +86,11 @@ export function workConcurrently<T extends object>(
    * job to another worker, whose run a late write would end.
    */
   async function recordOutcome(job: PgBoss.JobWithMetadata<T>, expiresAt: number, write: () => Promise<unknown>) {
-    for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 5000)) {
+    for (let delayMs = 250, first = true; ; delayMs = Math.min(delayMs * 2, 5000), first = false) {
       try {
+        // A write whose answer was lost may have landed all the same: the job may then be waiting
+        // for its retry, or in another worker's hands, whose run a second failure would end.
+        if (!first && !(await stillThisRun(job))) return
         await write()
         return
       } catch (error) {
@@ -97,6 +100,12 @@ export function workConcurrently<T extends object>(
         await new Promise((resolve) => setTimeout(resolve, delayMs))
       }
     }
+  }
+
+  /** Whether the job is still active in the run this worker started. */
+  async function stillThisRun(job: PgBoss.JobWithMetadata<T>) {
+    const now = await boss.getJobById<T>(queue, job.id)
+    return now?.state === 'active' && now.startedOn.getTime() === job.startedOn.getTime()
   }
 
   function take(job: PgBoss.JobWithMetadata<T>) {
