@@ -62,14 +62,16 @@ for (const answer of ['deliver', 'refuse'] as const) {
     const client = new pg.Client({ connectionString: postgres.url })
     await client.connect()
     t.teardown(() => client.end())
-    const state = async () =>
+    const job = async () =>
       (
-        await client.query<{ state: string }>('select state::text from pgboss.job where name = $1 and id::text = $2', [
-          WELCOME_EMAIL_QUEUE,
-          userId,
-        ])
-      ).rows[0]?.state
-    t.ok(await eventually(async () => (await state()) === 'completed'), 'the job completed')
+        await client.query<{ state: string; retries: number }>(
+          'select state::text, retry_count as retries from pgboss.job where name = $1 and id::text = $2',
+          [WELCOME_EMAIL_QUEUE, userId],
+        )
+      ).rows[0]
+    t.ok(await eventually(async () => (await job())?.state === 'completed'), 'the job completed')
+    // A refused mail's failure was written, and the job run again on its retry, not at its expiry.
+    t.equal((await job())?.retries, answer === 'deliver' ? 0 : 1, answer === 'deliver' ? 'at once' : 'on its retry')
     t.equal(smtp.mailsTo(email).length, 1, 'the mail was delivered once')
     t.equal(server.child.exitCode, null, 'the process is still running')
     t.equal((await fetch(`${server.url}/health`)).status, 200, 'and healthy')

@@ -24,7 +24,8 @@ t.test(
     const server = await build(
       t,
       { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DATABASE_URL: await createScratchDatabase(t, 'comment_round_trips') },
-      // Workers poll once a minute: the delivery job stays queued, out of the request's count.
+      // Workers poll once a minute, so polls are rare; the delivery a commit wakes (its NOTIFY) runs
+      // in the LISTEN connection's async context, outside the request's count.
       { jobs: { pollingIntervalSeconds: 60 } },
     )
     const [author, reader] = [await registerUser(server), await registerUser(server, 'reader')]
