@@ -50,7 +50,7 @@ export function workConcurrently<T extends object>(
     log.warn({ err: error, queue, jobId: job.id }, 'job failed; it will be retried'),
 ): ConcurrentWorker {
   /** Jobs taken and not yet settled: running, or having their outcome written. */
-  const inHand = new Set<PgBoss.JobWithMetadata<T>>()
+  let inHand = 0
   /** Jobs whose handler has not ended yet. */
   const running = new Set<PgBoss.JobWithMetadata<T>>()
   /** Jobs failed by stop() while still running: pg-boss may hand them out again, so their run writes nothing. */
@@ -109,23 +109,23 @@ export function workConcurrently<T extends object>(
   }
 
   function take(job: PgBoss.JobWithMetadata<T>) {
-    inHand.add(job)
+    inHand++
     settle(job)
       .catch((error: unknown) =>
         // The job stays active until it expires, then pg-boss retries it.
         log.warn({ err: error, queue, jobId: job.id }, 'job neither completed nor failed; it will expire'),
       )
       .finally(() => {
-        inHand.delete(job)
-        if (inHand.size === 0) for (const resolve of whenEmptyHanded) resolve()
+        inHand--
+        if (inHand === 0) for (const resolve of whenEmptyHanded) resolve()
         // Refilled by halves: a fetch per settled job would be a query per job.
-        if (inHand.size <= concurrency / 2) wake()
+        if (inHand <= concurrency / 2) wake()
       })
   }
 
   async function lookForJobs() {
-    while (!stopped && inHand.size < concurrency) {
-      const jobs = await boss.fetch<T>(queue, { batchSize: concurrency - inHand.size, includeMetadata: true })
+    while (!stopped && inHand < concurrency) {
+      const jobs = await boss.fetch<T>(queue, { batchSize: concurrency - inHand, includeMetadata: true })
       if (jobs === null || jobs.length === 0) return
       for (const job of jobs) take(job)
     }
@@ -158,7 +158,7 @@ export function workConcurrently<T extends object>(
       stopped = true
       clearTimeout(timer)
       await looking
-      if (inHand.size === 0) return
+      if (inHand === 0) return
       let timeout: NodeJS.Timeout | undefined
       await new Promise<void>((resolve) => {
         whenEmptyHanded.add(resolve)
