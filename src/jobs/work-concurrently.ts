@@ -104,8 +104,8 @@ export function workConcurrently<T extends object>(
 
   /** Whether the job is still active in the run this worker started. */
   async function stillThisRun(job: PgBoss.JobWithMetadata<T>) {
-    const now = await boss.getJobById<T>(queue, job.id)
-    return now?.state === 'active' && now.startedOn.getTime() === job.startedOn.getTime()
+    const current = await boss.getJobById<T>(queue, job.id)
+    return current?.state === 'active' && current.startedOn.getTime() === job.startedOn.getTime()
   }
 
   function take(job: PgBoss.JobWithMetadata<T>) {
