@@ -155,6 +155,7 @@ export function makeServices({
   const webhookPolicy = {
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
     resolve: webhooks.resolve ?? systemResolve,
+    log,
   }
   const metrics = makeMetrics({ database, queue })
   const postCache = makePostCache(loadPost(stores.posts), {

@@ -1,72 +1,75 @@
 // Which addresses a webhook may be delivered to (SSRF): none of the service's own network, of the
 // cloud's metadata service, or of anything that is not one host on the public Internet. Used both
 // when an endpoint is saved and on every connection a delivery makes (delivery.ts).
-import { BlockList, isIP } from 'node:net'
+// The rules: every entry of IANA's special-purpose registries (special-purpose-registry.ts), and the
+// few blocks below that those registries leave to other registries. An address is judged by the most
+// specific block holding it, whose name is the rule a refusal gives (never the address itself).
+import { isIP } from 'node:net'
+import { IPV4_SPECIAL_PURPOSE, IPV6_SPECIAL_PURPOSE, type SpecialPurposeEntry } from './special-purpose-registry.ts'
 
-/** Each forbidden range, with the reason a refusal names. */
-const RANGES: readonly [reason: string, family: 'ipv4' | 'ipv6', network: string, prefix: number][] = [
-  ['a metadata address', 'ipv4', '169.254.169.254', 32],
-  ['a metadata address', 'ipv6', 'fd00:ec2::254', 128],
-  ['an unspecified address', 'ipv4', '0.0.0.0', 8],
-  ['a loopback address', 'ipv4', '127.0.0.0', 8],
-  ['a private address', 'ipv4', '10.0.0.0', 8],
-  ['a private address', 'ipv4', '172.16.0.0', 12],
-  ['a private address', 'ipv4', '192.168.0.0', 16],
-  ['a link-local address', 'ipv4', '169.254.0.0', 16],
-  ['a shared (CGNAT) address', 'ipv4', '100.64.0.0', 10],
-  ['a reserved address', 'ipv4', '192.0.0.0', 24],
-  ['a documentation address', 'ipv4', '192.0.2.0', 24],
-  ['a benchmarking address', 'ipv4', '198.18.0.0', 15],
-  ['a documentation address', 'ipv4', '198.51.100.0', 24],
-  ['a documentation address', 'ipv4', '203.0.113.0', 24],
-  ['a multicast address', 'ipv4', '224.0.0.0', 4],
-  ['a reserved address', 'ipv4', '240.0.0.0', 4],
-  ['an unspecified address', 'ipv6', '::', 128],
-  ['a loopback address', 'ipv6', '::1', 128],
-  ['a private address', 'ipv6', 'fc00::', 7],
-  ['a link-local address', 'ipv6', 'fe80::', 10],
-  ['a multicast address', 'ipv6', 'ff00::', 8],
-  ['a documentation address', 'ipv6', '2001:db8::', 32],
-  // NAT64, 6to4, SIIT and Teredo embed an IPv4 address a gateway connects to: refused whole, as
-  // they could reach any of the ranges above.
-  ['a translated (NAT64) address', 'ipv6', '64:ff9b::', 96],
-  ['a translated (NAT64) address', 'ipv6', '64:ff9b:1::', 48],
-  ['a translated (6to4) address', 'ipv6', '2002::', 16],
-  ['a translated (SIIT) address', 'ipv6', '::ffff:0:0:0', 96],
-  ['a translated (Teredo) address', 'ipv6', '2001::', 32],
-  ['a site-local address', 'ipv6', 'fec0::', 10],
-  ['a discard-only address', 'ipv6', '100::', 64],
-  ['a deprecated (IPv4-compatible) address', 'ipv6', '::', 96],
+/** Refused too, though in no special-purpose registry. */
+const EXTRA_RULES: readonly SpecialPurposeEntry[] = [
+  // Inside Link Local, named apart: the cloud's instance metadata (credentials).
+  { block: '169.254.169.254/32', name: 'Cloud metadata service', rfc: '', global: false },
+  { block: 'fd00:ec2::254/128', name: 'Cloud metadata service', rfc: '', global: false },
+  { block: '224.0.0.0/4', name: 'Multicast', rfc: 'RFC 5771', global: null },
+  { block: 'ff00::/8', name: 'Multicast', rfc: 'RFC 4291', global: null },
+  { block: 'fec0::/10', name: 'Site-Local (deprecated)', rfc: 'RFC 3879', global: false },
+  // Both embed an IPv4 address a stack may connect to.
+  { block: '::/96', name: 'IPv4-Compatible (deprecated)', rfc: 'RFC 4291', global: false },
+  { block: '::ffff:0:0:0/96', name: 'IPv4-Translated', rfc: 'RFC 2765', global: false },
 ]
 
-const lists = new Map<string, BlockList>()
-for (const [reason, family, network, prefix] of RANGES) {
-  let list = lists.get(reason)
-  if (list === undefined) lists.set(reason, (list = new BlockList()))
-  list.addSubnet(network, prefix, family)
+interface Rule {
+  bits: 32 | 128
+  network: bigint
+  prefix: number
+  reason: string
 }
 
-/** `::ffff:10.0.0.1` and `::ffff:a00:1` are the IPv4 address they carry: judged as that. */
-function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
-  const lower = address.toLowerCase()
-  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower)
-  if (dotted) return { address: dotted[1]!, family: 'ipv4' }
-  const hex = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower)
-  if (hex) {
-    const high = parseInt(hex[1]!, 16)
-    const low = parseInt(hex[2]!, 16)
-    return { address: `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, family: 'ipv4' }
-  }
-  return { address, family: isIP(address) === 4 ? 'ipv4' : 'ipv6' }
+/** An IPv4 or IPv6 address (no zone) as its number and width; IPv6 forms are read through the URL parser. */
+function addressValue(address: string): { value: bigint; bits: 32 | 128 } {
+  if (isIP(address) === 4)
+    return { value: address.split('.').reduce((sum, octet) => (sum << 8n) | BigInt(octet), 0n), bits: 32 }
+  // The WHATWG serialization: lower-case hex groups, at most one `::`, no dotted tail.
+  const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1)
+  const [head = '', tail] = canonical.split('::')
+  const groups = (part: string) => (part === '' ? [] : part.split(':'))
+  const left = groups(head)
+  const right = tail === undefined ? [] : groups(tail)
+  const all = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+  return { value: all.reduce((sum, group) => (sum << 16n) | BigInt(parseInt(group, 16)), 0n), bits: 128 }
 }
+
+const toRule = (entry: SpecialPurposeEntry): Rule => {
+  const [network = '', prefix = ''] = entry.block.split('/')
+  const { value, bits } = addressValue(network)
+  return {
+    bits,
+    network: value,
+    prefix: Number(prefix),
+    reason: entry.rfc === '' ? entry.name : `${entry.name}, ${entry.rfc}`,
+  }
+}
+
+/** Most specific first: the first rule holding an address is the one that names its refusal. */
+const RULES: readonly Rule[] = [...IPV4_SPECIAL_PURPOSE, ...IPV6_SPECIAL_PURPOSE, ...EXTRA_RULES]
+  .map(toRule)
+  .sort((a, b) => b.prefix - a.prefix)
+
+const holds = (rule: Rule, value: bigint) =>
+  value >> BigInt(rule.bits - rule.prefix) === rule.network >> BigInt(rule.bits - rule.prefix)
 
 /**
- * Why a webhook may not be delivered to `address` (an IP address, as DNS or a URL gives it), as
- * "a private address"; null when it is a public one. Something that is no IP address is refused.
+ * The rule that forbids delivering a webhook to `address` (an IP address, as DNS or a URL gives
+ * it), as "Private-Use, RFC 1918"; null when it is an ordinary public one. Something that is no
+ * IP address is refused.
  */
 export function forbiddenReason(address: string): string | null {
-  if (isIP(address) === 0) return 'not an IP address'
-  const { address: judged, family } = unmapped(address)
-  for (const [reason, list] of lists) if (list.check(judged, family)) return reason
+  // A zone (fe80::1%eth0) only qualifies a link-local address, which is refused on its own.
+  const bare = address.replace(/%.*$/, '')
+  if (isIP(bare) === 0) return 'not an IP address'
+  const { value, bits } = addressValue(bare)
+  for (const rule of RULES) if (rule.bits === bits && holds(rule, value)) return rule.reason
   return null
 }

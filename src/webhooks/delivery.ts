@@ -18,6 +18,8 @@ export interface DeliveryResult {
   responseStatus: number | null
   durationMs: number
   error: string | null
+  /** The address a refused connection would have gone to: for the log, never for the stored attempt. */
+  refusedAddress?: string
 }
 
 export interface DeliveryPolicy {
@@ -30,7 +32,14 @@ export interface DeliveryPolicy {
 /** The issue's 5 s: a receiver that has not answered by then has failed the attempt. */
 export const DELIVERY_TIMEOUT_MS = 5000
 
-class RefusedAddress extends Error {}
+class RefusedAddress extends Error {
+  constructor(
+    message: string,
+    readonly address: string,
+  ) {
+    super(message)
+  }
+}
 
 /** net.connect's lookup: the host's addresses, each checked, or an error naming the one refused. */
 function checkedLookup(policy: DeliveryPolicy): LookupFunction {
@@ -41,7 +50,8 @@ function checkedLookup(policy: DeliveryPolicy): LookupFunction {
         if (!policy.allowPrivateNetworks) {
           for (const address of addresses) {
             const reason = forbiddenReason(address)
-            if (reason !== null) throw new RefusedAddress(`${hostname} resolves to ${reason} (${address})`)
+            if (reason !== null)
+              throw new RefusedAddress(`${hostname} resolves to an address in a refused block: ${reason}`, address)
           }
         }
         const found = addresses.map((address) => ({ address, family: isIP(address) }))
@@ -78,7 +88,8 @@ export function deliver(
     if (target.protocol !== 'https:') return Promise.resolve(result('refused', null, 'the URL is not https'))
     // A literal address makes no lookup: checked here.
     const reason = isIP(host) === 0 ? null : forbiddenReason(host)
-    if (reason !== null) return Promise.resolve(result('refused', null, `${host} is ${reason}`))
+    if (reason !== null)
+      return Promise.resolve(result('refused', null, `${host} is in a refused address block: ${reason}`))
   }
   return new Promise((settle) => {
     let settled = false
@@ -116,7 +127,8 @@ export function deliver(
       else finish(result('failed', status >= 100 && status <= 599 ? status : null, `the receiver answered ${status}`))
     })
     request.on('error', (error) => {
-      if (error instanceof RefusedAddress) finish(result('refused', null, error.message))
+      if (error instanceof RefusedAddress)
+        finish({ ...result('refused', null, error.message), refusedAddress: error.address })
       else if (timedOut) finish(result('failed', null, `no answer within ${policy.timeoutMs / 1000} s`))
       else finish(result('failed', null, error.message || 'the connection failed'))
     })

@@ -55,11 +55,14 @@ export function makeWebhookDispatch({ store, secrets, policy, breaker, log }: We
       const timestamp = Math.floor(Date.now() / 1000)
       const signature = signWebhook(secret, id, timestamp, event.body)
       const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature }
-      const result = await deliver(endpoint.url, headers, event.body, policy)
+      const { refusedAddress, ...result } = await deliver(endpoint.url, headers, event.body, policy)
       // A refusal made no connection: it says nothing of the receiver.
       breaker.record(job.endpointId, result.outcome === 'refused' ? null : result.responseStatus !== null)
       await record(result)
-      log.info({ ...job, attempt, outcome: result.outcome, status: result.responseStatus }, 'webhook attempt')
+      log.info(
+        { ...job, attempt, outcome: result.outcome, status: result.responseStatus, refusedAddress },
+        'webhook attempt',
+      )
       return result.outcome === 'delivered' ? 'done' : 'retry'
     },
   }

@@ -3,12 +3,15 @@
 import { isIP } from 'node:net'
 import { ApiError } from '../errors/api-error.ts'
 import { forbiddenReason } from './address-policy.ts'
+import type { Logger } from '../log.ts'
 import type { Resolve } from './resolve.ts'
 
 export interface UrlPolicy {
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: http and any address are accepted (tests, intranets). */
   allowPrivateNetworks: boolean
   resolve: Resolve
+  /** Where the address a name resolved to is written when a rule refuses it. */
+  log?: Logger
 }
 
 const forbidden = (message: string) =>
@@ -35,7 +38,7 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<v
   const host = hostOf(url)
   if (isIP(host) !== 0) {
     const reason = forbiddenReason(host)
-    if (reason !== null) throw forbidden(`is ${reason} (${host})`)
+    if (reason !== null) throw forbidden(`is in a refused address block: ${reason}`)
     return
   }
   let addresses: string[]
@@ -46,6 +49,11 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<v
   }
   for (const address of addresses) {
     const reason = forbiddenReason(address)
-    if (reason !== null) throw forbidden(`resolves to ${reason} (${address})`)
+    // The answer names the rule only: the address a name resolves to inside the service's
+    // network is not the caller's to learn (the log has it).
+    if (reason !== null) {
+      policy.log?.info({ host, address, rule: reason }, 'webhook URL refused: its host resolves to a refused address')
+      throw forbidden(`resolves to an address in a refused block: ${reason}`)
+    }
   }
 }

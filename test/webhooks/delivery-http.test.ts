@@ -58,18 +58,19 @@ t.test('refused without a connection: a literal forbidden address, http, and a n
   const closed: DeliveryPolicy = { allowPrivateNetworks: false, resolve: async () => ['127.0.0.1'], timeoutMs: 300 }
   t.match(await deliver(`https://127.0.0.1:${port}/`, {}, '{}', closed), {
     outcome: 'refused',
-    error: '127.0.0.1 is a loopback address',
+    error: '127.0.0.1 is in a refused address block: Loopback, RFC 1122',
   })
   t.match(await deliver(`https://[::ffff:7f00:1]:${port}/`, {}, '{}', closed), {
     outcome: 'refused',
-    error: '::ffff:7f00:1 is a loopback address',
+    error: '::ffff:7f00:1 is in a refused address block: IPv4-mapped Address, RFC 4291',
   })
   t.match(await deliver(receiver.url, {}, '{}', closed), { outcome: 'refused', error: 'the URL is not https' })
   const mixed = { ...closed, resolve: async () => ['93.184.216.34', '10.1.1.1'] }
   t.match(await deliver(`https://hooks.example:${port}/`, {}, '{}', mixed), {
     outcome: 'refused',
     responseStatus: null,
-    error: 'hooks.example resolves to a private address (10.1.1.1)',
+    // The rule, not the address (10.1.1.1): the answer is shown to the admin.
+    error: 'hooks.example resolves to an address in a refused block: Private-Use, RFC 1918',
   })
   t.equal(receiver.requests(), 0, 'no request reached the receiver')
 })
