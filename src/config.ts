@@ -26,6 +26,8 @@ export interface Config {
   adminEmail: string | null
   adminPassword: string | null
   bodyLimitBytes: number
+  /** A request whose head and body have not all arrived by then is answered 408 (the spec's 30 s). */
+  requestTimeoutMs: number
   uploadLimitBytes: number
   imageMaxPixels: number
   /** An image's longest side over its shortest, and what it decodes to (pixels × channels × bytes per sample), at most. */
@@ -355,6 +357,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminEmail,
     adminPassword,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 50 * 1024 * 1024),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 300_000),
     uploadLimitBytes: integer(env, 'UPLOAD_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     imageMaxPixels: integer(env, 'IMAGE_MAX_PIXELS', 40_000_000, 1, 500_000_000),
     imageMaxAspectRatio: integer(env, 'IMAGE_MAX_ASPECT_RATIO', 20, 1, 10_000),

@@ -2244,7 +2244,9 @@ export interface components {
          *       account no longer has.
          *     - `WEBHOOK_URL_FORBIDDEN` (`createWebhook`, `updateWebhook`): the URL is not `https`,
          *       carries credentials or a fragment, or its host is or resolves to an address
-         *       webhooks may not reach; `details` names `/body/url` and the reason.
+         *       webhooks may not reach (any block of IANA's IPv4 and IPv6 special-purpose address
+         *       registries, multicast, site-local, the cloud metadata service); `details` names
+         *       `/body/url` and the rule that refused it, never the address a name resolved to.
          */
         BadRequest: {
             headers: {
@@ -3488,6 +3490,7 @@ export interface operations {
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -3609,6 +3612,7 @@ export interface operations {
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
     };

@@ -91,6 +91,10 @@ export const databaseUnavailable = () =>
     },
   )
 
+/** RFC 9112 §6.3: a request has a body only when it says so, by Transfer-Encoding or a non-zero Content-Length. */
+const declaresBody = (headers: FastifyRequest['headers']) =>
+  headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
   // Set here too: errors raised before routing never pass the onRequest hook that sets them.
   reply
@@ -99,7 +103,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   // Refused before its body was read (401, 403, 404, 415 on an upload): to keep the connection,
   // Node would read and discard the rest of the body, however long. Closing it costs the client a
   // reconnect and spares us the traffic. (Injected test requests have no `complete`: left alone.)
-  if (request.raw.complete === false) reply.header('connection', 'close')
+  // A request that declares no body has nothing left to read, though Node has not yet marked it
+  // complete when an onRequest hook refuses it (no Host): its connection is kept, as the spec says.
+  if (request.raw.complete === false && declaresBody(request.raw.headers)) reply.header('connection', 'close')
   return reply.send(failure(request, { code: error.code, message: error.message, details: error.details }))
 }
 

@@ -112,6 +112,20 @@ t.test('errors of the HTTP parser come out in the envelope', async (t) => {
     t.match(await exchange(port, 'GET /ping HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 200 /)
   })
 
+  // The spec: refused "keeping the connection". The refusal comes before Node has marked the request
+  // complete, which for a request declaring a body means unread bytes; this one declares none.
+  t.test('a request without Host is refused and its connection kept: the next request is served', async (t) => {
+    const answer = await exchange(
+      port,
+      'GET /ping HTTP/1.1\r\n\r\n',
+      'GET /ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    )
+    const [refusal = '', served = ''] = answer.split(/(?=HTTP\/1\.1 \d{3} )/)
+    t.match(refusal, /^HTTP\/1\.1 400 .*"code":"MALFORMED_REQUEST"/s, 'the first refused')
+    t.notMatch(refusal, /\r\nconnection: close\r\n/i, 'the refusal does not close the connection')
+    t.match(served, /^HTTP\/1\.1 200 /, 'the second, on the same connection, served')
+  })
+
   // RFC 9110 §10.1.1: 100-continue is the only expectation there is; a server MAY refuse others
   // with 417. Ours ignores them, so a client never meets a refusal the contract would have to list.
   t.test('an Expect other than 100-continue is ignored: the request is served', async (t) => {
