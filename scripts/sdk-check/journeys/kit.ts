@@ -1,4 +1,4 @@
-// What the three journeys share. The SDK check copies the journeys and this file beside each
+// What the journeys share. The SDK check copies the journeys and this file beside each
 // generated client and runs them with API_URL naming the service; they use only what a browser
 // has too (fetch, Blob, FormData, atob), as client code would.
 export const baseUrl = process.env.API_URL ?? 'http://127.0.0.1:3000'
