@@ -29,6 +29,12 @@ export const RENDER_QUEUE_PLACES = 64
 export const LARGE_BODY_LENGTH = 10_000
 
 /**
+ * What the large lane's thread adds to the process's nice value (Linux): at 10 more it gets about a tenth
+ * of a core that the thread serving requests also wants, and all of one that nothing else wants.
+ */
+const LARGE_LANE_NICE = 10
+
+/**
  * Bodies of one user rendering or waiting at once, past which their next write is refused (429):
  * with fair turns a flood delays only the flooder, but each body waiting holds a request and its
  * memory; a client writing a few posts in parallel is never refused.
@@ -87,7 +93,7 @@ interface Job {
  * One thread and the fair queue in front of it: the thread takes the next body only when it is
  * free, so the order is the queue's, never piscina's first come, first served.
  */
-function makeLane() {
+function makeLane(nice?: number) {
   // Compiled to JavaScript for `npm start`, run from TypeScript by tsx in development and tests.
   const worker = import.meta.url.endsWith('.ts') ? './render-worker.ts' : './render-worker.js'
   const pool = new Piscina<{ body: string }, RenderResult>({
@@ -98,6 +104,7 @@ function makeLane() {
     maxThreads: 1,
     minThreads: 0,
     idleTimeout: 30_000,
+    workerData: { nice },
   })
   const queue = new FairQueue<Job>(RENDER_QUEUE_PLACES)
   let busy = false
@@ -131,7 +138,7 @@ export function makeHtmlRenderer() {
   // Two lanes, so that a small body never waits behind a large one already rendering; in each,
   // accounts take fair turns weighted by length (fair-queue.ts).
   const small = makeLane()
-  const large = makeLane()
+  const large = makeLane(LARGE_LANE_NICE)
   let closing: Promise<void> | undefined
   /** Renders in progress or waiting, by the user they are for; a user with none has no entry. */
   const rendersOf = new Map<string, number>()
