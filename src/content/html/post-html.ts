@@ -108,10 +108,16 @@ function makeLane(nice?: number) {
   })
   const queue = new FairQueue<Job>(RENDER_QUEUE_PLACES)
   let busy = false
+  /** Who waits for the queue to empty: close(), which lets queued renderings finish first. */
+  let drained: (() => void)[] = []
   const next = () => {
     if (busy) return
     const job = queue.take()
-    if (job === undefined) return
+    if (job === undefined) {
+      for (const resolve of drained) resolve()
+      drained = []
+      return
+    }
     busy = true
     pool
       .run({ body: job.body })
@@ -130,7 +136,10 @@ function makeLane(nice?: number) {
         admission.pushedOut?.reject(placesTaken())
         next()
       }),
-    close: () => pool.close(),
+    async close() {
+      if (busy || queue.size > 0) await new Promise<void>((resolve) => drained.push(resolve))
+      await pool.close()
+    },
   }
 }
 
