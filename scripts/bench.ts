@@ -11,6 +11,8 @@
 // - getPostBySlug on getPost's post, cached and with the cache off, against getPost's figures;
 // - login, and getPost and /ping while logins run; then /ping under abuse (hostile uploads and
 //   pathological bodies, scripts/bench/abuse.ts) with the server's memory before, during and after;
+// - an innocent user's createPost while three accounts flood the renderer with 100 000-character
+//   tables, against its latency idle (scripts/bench/render-flood.ts);
 // - webhook delivery latency (event to receiver) p50 and p99, and getPost cached while a burst of
 //   1,000 events is made and delivered, against its figure idle and during the same writes with
 //   the endpoint paused; and the server's CPU time per comment write, with no reads (scripts/bench/webhooks.ts).
@@ -24,6 +26,7 @@ import { measureAbuse, prepareAttacks } from './bench/abuse.ts'
 import { scratchDatabase } from './bench/database.ts'
 import { formatFigure, measure as measureWith, withRatio, type Figure } from './bench/measure.ts'
 import { readMemory, watchPeakRss, type Memory } from './bench/memory.ts'
+import { formatRenderFlood, measureRenderFlood } from './bench/render-flood.ts'
 import { captureAnswer, startPeer, type Peer } from './bench/peers.ts'
 import { BENCH_ADMIN, seed } from './bench/seed.ts'
 import { startServer, type RunningServer } from './bench/server.ts'
@@ -212,6 +215,9 @@ try {
   console.log(`  peak under the read load RSS ${peakUnderReads} MiB`)
   console.log(`  after the read load      ${memory(afterReads)}`)
   console.log(`  abuse: before ${memory(abuse.before)}; peak RSS ${abuse.peakRssMiB} MiB; after ${memory(abuse.after)}`)
+  // An innocent user's write while accounts flood the renderer (scripts/bench/render-flood.ts).
+  const renderFlood = await measureRenderFlood(server.url)
+  console.log(`\nrender flood (${kind}):\n${formatRenderFlood(renderFlood)}`)
   await server.stop()
 
   // Webhooks, to a receiver in this process on loopback.
@@ -305,6 +311,10 @@ try {
     ),
     // The embedded database lives in the server's own memory (hundreds of MiB before any abuse).
     'server peak RSS < 500 MiB during abuse (PostgreSQL)': postgres ? { runs: [], met: abuse.peakRssMiB < 500 } : null,
+    'createPost p50 during a render flood (3 accounts × 8 tables of 100 000 characters) <= 2 x idle': {
+      runs: [],
+      met: renderFlood.ratio <= 2,
+    },
   }
   console.log('\ntargets:')
   for (const [target, verdict] of Object.entries(verdicts)) {
@@ -334,6 +344,7 @@ try {
         figures,
         memory: { idle, peakUnderReadsRssMiB: peakUnderReads, afterReads },
         abuse,
+        renderFlood,
         webhooks,
         targets,
       },

@@ -614,10 +614,13 @@ export interface paths {
          *     is `422 CATEGORY_NOT_FOUND` naming the entry (`/body/categoryIds/0`). Without
          *     `excerpt`, one is derived from the body. The body is rendered to `html` (see
          *     `Post.html`): a body whose HTML would pass 1 000 000 bytes is `400` on
-         *     `/body/body`; while 8 bodies of the caller's render already, the answer is `429
-         *     RATE_LIMITED` (`details` path `body`) with `Retry-After`; when too many posts wait to
-         *     be rendered the answer is `503 SERVICE_UNAVAILABLE` (`details` path `server`) with
-         *     `Retry-After`.
+         *     `/body/body`. Bodies wait for rendering in fair turns between users, weighted by
+         *     length, and a body of at most 10 000 characters never waits behind a longer one, so
+         *     one user's many long bodies delay only that user. While 8 bodies of the caller's render
+         *     already, or when the rendering queue is full and the caller's bodies hold as many of
+         *     its places as anyone's (a body of the user holding the most waiting is refused to make
+         *     room for another user's), the answer is `429 RATE_LIMITED` (`details` path `body`)
+         *     with `Retry-After`.
          *
          *     Without `slug`, one is derived from the title, with `-2`, `-3`, … added when it
          *     is taken (see `PostSlug`). A `slug` sent that another post uses, as its current
@@ -672,7 +675,7 @@ export interface paths {
          *     replaces the list (empty: the default category); an unknown id is
          *     `422 CATEGORY_NOT_FOUND`. When the body changes and no `excerpt` is sent,
          *     the excerpt is derived again. A new body is rendered to `html` as by
-         *     `createPost`, with the same `400`, `429` and `503` refusals.
+         *     `createPost`, with the same `400` and `429` refusals.
          *
          *     A new title keeps the slug; `slug` changes it. The post's earlier slugs keep
          *     leading to it (`getPostBySlug`; the 10 most recent are kept; a post not published
@@ -2441,7 +2444,8 @@ export interface components {
          *     account, too many uploads by this user (in the hour, or at once), or too
          *     many session requests (`listSessions`, `revokeSession`) in the minute, or
          *     too many account mails (verification, password reset) for this address or
-         *     account, or too many of this user's post bodies being rendered at once. Wait
+         *     account, or too many of this user's post bodies being rendered at once (8, or
+         *     as many places of the full rendering queue as any other user holds). Wait
          *     `Retry-After` seconds.
          */
         TooManyRequests: {

@@ -1,36 +1,43 @@
 // A post's HTML, rendered once when its body is written and stored beside it; reads never render.
 //
-// Rendering runs on a worker thread: a body of 100 000 characters can take a quarter of a second
-// to parse and sanitize (tables of thousands of columns, quotes nested twenty deep over and over:
-// see test/content/html/pathological.test.ts), and on the event loop that would stall every other
-// request for as long. The thread starts with the first write and ends after a while without one,
-// so an idle instance holds neither it nor the libraries it loads (markdown.ts).
+// Rendering runs on worker threads: a body of 100 000 characters can take one to four seconds to
+// parse and sanitize (a table of 25 000 rows: 200 000 tokens and 100 000 tags, most of the time in
+// allocating them and collecting the garbage; no one rule of markdown-it or sanitize-html is slow),
+// and on the event loop that would stall every other request for as long. A thread starts with
+// the first write and ends after a while without one, so an idle instance holds neither it nor the
+// libraries it loads (markdown.ts).
 import { Piscina } from 'piscina'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../errors/api-error.ts'
+import { FairQueue } from './fair-queue.ts'
 import { HtmlTooLargeError, type RenderResult } from './limits.ts'
 
 export { HTML_MAX_LENGTH, HtmlTooLargeError } from './limits.ts'
 
 /**
- * Bodies waiting for a rendering thread, past which a write is refused (503) rather than queued:
- * an ordinary body renders in a millisecond, a hostile one of 100 000 characters in a few hundred,
- * so a full queue is tens of seconds of work at worst and never reached by ordinary traffic.
+ * Places in each lane's queue (see makeHtmlRenderer). An ordinary body renders in a millisecond, a
+ * hostile one of 100 000 characters in one to four seconds; when the places are taken, a newcomer
+ * pushes out the newest body of whoever holds the most (fair-queue.ts), so a full queue refuses
+ * only those holding as many places as anyone.
  */
-const RENDER_QUEUE_MAX = 64
+export const RENDER_QUEUE_PLACES = 64
 
-const renderQueueFull = () =>
-  new ApiError(
-    503,
-    'SERVICE_UNAVAILABLE',
-    'Too many posts are being written at once; try again shortly.',
-    [{ path: 'server', message: 'Too many posts wait to be rendered.' }],
-    { 'retry-after': String(RETRY_AFTER_SECONDS) },
-  )
+/**
+ * Bodies longer than this (characters) render in the large lane, the others in the small one. A
+ * body's rendering time is linear in its length (markdown.ts), so the small lane's costliest render
+ * is about a tenth of the large lane's, and a one-line post never waits behind a 100 000-character one.
+ */
+export const LARGE_BODY_LENGTH = 10_000
+
+/**
+ * What the large lane's thread adds to the process's nice value (Linux): at 10 more it gets about a tenth
+ * of a core that the thread serving requests also wants, and all of one that nothing else wants.
+ */
+const LARGE_LANE_NICE = 10
 
 /**
  * Bodies of one user rendering or waiting at once, past which their next write is refused (429):
- * one user's flood of the costliest bodies must not fill the queue everyone's writes share (an
- * eighth of it at most), while a client writing a few posts in parallel is never refused.
+ * with fair turns a flood delays only the flooder, but each body waiting holds a request and its
+ * memory; a client writing a few posts in parallel is never refused.
  */
 export const RENDERS_PER_USER = 8
 
@@ -42,6 +49,19 @@ const ownRendersTaken = () =>
     [{ path: 'body', message: 'Too many of your posts wait to be rendered.' }],
     { 'retry-after': String(RETRY_AFTER_SECONDS) },
   )
+
+/** Every place is held by accounts with as many bodies waiting as the caller, or the caller's was pushed out. */
+const placesTaken = () =>
+  new ApiError(
+    429,
+    'RATE_LIMITED',
+    'Your posts hold as many places in the rendering queue as anyone; try again when they are done.',
+    [{ path: 'body', message: 'Too many of your posts wait to be rendered.' }],
+    { 'retry-after': String(RETRY_AFTER_SECONDS) },
+  )
+
+/** The backfill's account in the queue: it renders one body at a time (see backfill.ts). */
+const BACKFILL = ''
 
 const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }
 
@@ -55,38 +75,90 @@ export const plainTextHtml = (body: string) => `<pre>${body.replace(/[&<>"]/g, (
 export interface HtmlRenderer {
   /**
    * The body as sanitized HTML; HtmlTooLargeError past HTML_MAX_LENGTH, a 429 ApiError past
-   * RENDERS_PER_USER of `userId`'s at once (none when no user asks: the backfill), a 503 ApiError
-   * when too many wait.
+   * RENDERS_PER_USER of `userId`'s at once (none when no user asks: the backfill) or when its lane's
+   * places are held by accounts with as many waiting (see FairQueue).
    */
   render(body: string, userId?: string): Promise<string>
   /** Lets renderings already queued finish; safe to call twice. */
   close(): Promise<void>
 }
 
-export function makeHtmlRenderer(): HtmlRenderer {
+interface Job {
+  body: string
+  resolve(result: RenderResult): void
+  reject(error: unknown): void
+}
+
+/**
+ * One thread and the fair queue in front of it: the thread takes the next body only when it is
+ * free, so the order is the queue's, never piscina's first come, first served.
+ */
+function makeLane(nice?: number) {
   // Compiled to JavaScript for `npm start`, run from TypeScript by tsx in development and tests.
   const worker = import.meta.url.endsWith('.ts') ? './render-worker.ts' : './render-worker.js'
   const pool = new Piscina<{ body: string }, RenderResult>({
     filename: new URL(worker, import.meta.url).href,
-    // One thread: an ordinary body renders in about a millisecond, so one keeps up with any write
-    // rate the database does, and the worst body's transient memory (about 100 MB, for a table of
-    // 12 500 columns: test/content/html/pathological.test.ts) is held once, not once per core.
+    // One thread per lane: an ordinary body renders in about a millisecond, so one keeps up with
+    // any write rate the database does, and the worst body's transient memory (about 100 MB, for a
+    // table of 12 500 columns: test/content/html/pathological.test.ts) is held once, in the large lane.
     maxThreads: 1,
     minThreads: 0,
     idleTimeout: 30_000,
-    maxQueue: RENDER_QUEUE_MAX,
+    workerData: { nice },
   })
+  const queue = new FairQueue<Job>(RENDER_QUEUE_PLACES)
+  let busy = false
+  /** Who waits for the queue to empty: close(), which lets queued renderings finish first. */
+  let drained: (() => void)[] = []
+  const next = () => {
+    if (busy) return
+    const job = queue.take()
+    if (job === undefined) {
+      for (const resolve of drained) resolve()
+      drained = []
+      return
+    }
+    busy = true
+    pool
+      .run({ body: job.body })
+      .then(job.resolve, job.reject)
+      .finally(() => {
+        busy = false
+        next()
+      })
+  }
+  return {
+    queue,
+    render: (account: string, body: string) =>
+      new Promise<RenderResult>((resolve, reject) => {
+        const admission = queue.add(account, body.length, { body, resolve, reject })
+        if (!admission.admitted) return reject(placesTaken())
+        admission.pushedOut?.reject(placesTaken())
+        next()
+      }),
+    async close() {
+      if (busy || queue.size > 0) await new Promise<void>((resolve) => drained.push(resolve))
+      await pool.close()
+    },
+  }
+}
+
+export function makeHtmlRenderer() {
+  // Two lanes, so that a small body never waits behind a large one already rendering; in each,
+  // accounts take fair turns weighted by length (fair-queue.ts).
+  const small = makeLane()
+  const large = makeLane(LARGE_LANE_NICE)
   let closing: Promise<void> | undefined
   /** Renders in progress or waiting, by the user they are for; a user with none has no entry. */
   const rendersOf = new Map<string, number>()
-  return {
-    async render(body, userId) {
+  const renderer = {
+    async render(body: string, userId?: string): Promise<string> {
       const own = userId === undefined ? 0 : (rendersOf.get(userId) ?? 0)
       if (own >= RENDERS_PER_USER) throw ownRendersTaken()
-      if (pool.queueSize >= RENDER_QUEUE_MAX) throw renderQueueFull()
       if (userId !== undefined) rendersOf.set(userId, own + 1)
       try {
-        const result = await pool.run({ body })
+        const lane = body.length > LARGE_BODY_LENGTH ? large : small
+        const result = await lane.render(userId ?? BACKFILL, body)
         if ('tooLarge' in result) throw new HtmlTooLargeError()
         return result.html
       } finally {
@@ -97,6 +169,7 @@ export function makeHtmlRenderer(): HtmlRenderer {
         }
       }
     },
-    close: () => (closing ??= pool.close()),
+    close: () => (closing ??= Promise.all([small.close(), large.close()]).then(() => undefined)),
   }
+  return renderer satisfies HtmlRenderer
 }
