@@ -1,8 +1,9 @@
 // An operation whose description promises `503 SERVICE_UNAVAILABLE` lists 503 among its answers,
 // with the envelope, its example and Retry-After, as the other operations that can give it do:
-// createPost and updatePost said it (a full render queue) without listing it. The 503 is shown
-// on a raw socket, given by a handler that throws what a full render queue throws (a queue filled
-// for real is the render tests' business).
+// createPost and updatePost said it (a full render queue, since gone) without listing it, and give
+// it still while the database cannot be reached. The 503 is shown on a raw socket, given by a
+// handler that throws what an unreachable database makes (the database itself is stopped for real
+// in test/db/unavailable.test.ts).
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../src/errors/api-error.ts'
@@ -11,12 +12,12 @@ import { registerUser } from '../helpers/accounts.ts'
 import { build } from '../helpers/build.ts'
 import { exchange } from '../helpers/raw-http.ts'
 
-const queueFull = async () => {
+const databaseDown = async () => {
   throw new ApiError(
     503,
     'SERVICE_UNAVAILABLE',
-    'Too many posts are being written at once; try again shortly.',
-    [{ path: 'server', message: 'Too many posts wait to be rendered.' }],
+    'The service cannot serve requests that need its database.',
+    [{ path: 'database', message: 'The database cannot be reached.' }],
     { 'retry-after': String(RETRY_AFTER_SECONDS) },
   )
 }
@@ -25,11 +26,11 @@ t.test('every operation whose description names 503 SERVICE_UNAVAILABLE lists 50
   const promising = listOperations().filter(({ operation }) =>
     /503 SERVICE_UNAVAILABLE|`503`/.test(String(operation.description ?? '')),
   )
-  t.ok(
-    promising.some(({ operation }) => operation.operationId === 'createPost'),
-    'createPost is among them',
+  const writes = listOperations().filter(({ operation }) =>
+    ['createPost', 'updatePost'].includes(operation.operationId),
   )
-  for (const { operation } of promising)
+  t.equal(writes.length, 2, 'createPost and updatePost are checked too')
+  for (const { operation } of [...promising, ...writes])
     t.same(
       operation.responses['503'],
       { $ref: '#/components/responses/ServiceUnavailable' },
@@ -42,11 +43,11 @@ t.test('every operation whose description names 503 SERVICE_UNAVAILABLE lists 50
   }
   t.ok(listed.headers['Retry-After'], 'with Retry-After')
   t.same(listed.content['application/json']?.schema, { $ref: '#/components/schemas/ErrorEnvelope' }, 'the envelope')
-  t.ok(listed.content['application/json']?.examples.renderQueueFull, 'and the render queue example')
+  t.ok(listed.content['application/json']?.examples.databaseDown, 'and its example')
 })
 
 t.test('createPost and updatePost give it on a raw socket, in the envelope the contract lists', async (t) => {
-  const app = await build(t, {}, { handlers: { createPost: queueFull, updatePost: queueFull } })
+  const app = await build(t, {}, { handlers: { createPost: databaseDown, updatePost: databaseDown } })
   const author = await registerUser(app)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as { port: number }
@@ -64,6 +65,6 @@ t.test('createPost and updatePost give it on a raw socket, in the envelope the c
     const [head = '', text = ''] = answer.split('\r\n\r\n', 2)
     t.match(head, /^HTTP\/1\.1 503 /, `${operationId}: 503`)
     t.match(head, new RegExp(`\\r\\nretry-after: ${RETRY_AFTER_SECONDS}\\r\\n`, 'i'), `${operationId}: Retry-After`)
-    t.match(JSON.parse(text), { data: null, error: { code: 'SERVICE_UNAVAILABLE', details: [{ path: 'server' }] } })
+    t.match(JSON.parse(text), { data: null, error: { code: 'SERVICE_UNAVAILABLE', details: [{ path: 'database' }] } })
   }
 })
