@@ -114,7 +114,9 @@ export interface paths {
          *     `Retry-After`): per client address (`ACCOUNT_MAIL_LIMIT_PER_ADDRESS`, default 20
          *     an hour, shared with `requestPasswordReset` and email changes) and per account
          *     (`ACCOUNT_MAIL_LIMIT_PER_RECIPIENT`, default 5 an hour, shared with email
-         *     changes). The request has no body; one that is sent anyway must be JSON
+         *     changes). The mail also counts against the address's own cap of every mail
+         *     sent to it (see `register`): past that it is answered `202` all the same but
+         *     not sent. The request has no body; one that is sent anyway must be JSON
          *     (`415 UNSUPPORTED_MEDIA_TYPE`) and within the body limit
          *     (`413 PAYLOAD_TOO_LARGE`).
          */
@@ -877,7 +879,12 @@ export interface paths {
          *     `/body/password`. A welcome email is sent in the background, with a link that
          *     verifies the address (see `verifyEmail`; the account starts with
          *     `emailVerified: false`); the answer does not wait for it, and a failing mail
-         *     server never fails a registration.
+         *     server never fails a registration. Every mail this service sends to an address
+         *     counts against that address's hourly cap (`ACCOUNT_MAIL_LIMIT_PER_RECIPIENT`,
+         *     default 5 an hour, every kind of mail together), the welcome mail included,
+         *     whichever account holds the address at the time, deleted ones included: past
+         *     the cap the registration still succeeds (`201`) and the welcome mail is not
+         *     sent (ask for a link later with `requestEmailVerification`).
          *     Rate limited per client address (`429 RATE_LIMITED`); an IPv6 client is
          *     counted by its /64.
          */
