@@ -39,13 +39,11 @@ export async function slugOfTitle(title: string): Promise<string> {
   return (await slugify(title, DERIVED_MAX_LENGTH)) || `post-${sha256Hex(title).slice(0, 8)}`
 }
 
+/** The message names no kind of post: a published one, or one of the caller's own (nobody else's draft). */
 export const slugTaken = () =>
-  new ApiError(
-    409,
-    'POST_SLUG_TAKEN',
-    'A published post of anyone, or a post of yours, has this slug or still answers to it.',
-    [{ path: '/body/slug', message: 'leads to another post' }],
-  )
+  new ApiError(409, 'POST_SLUG_TAKEN', 'Another post has this slug, or had it and still answers to it.', [
+    { path: '/body/slug', message: 'leads to another post' },
+  ])
 
 /** The post whose slug is set: its author's other posts are the ones an unpublished post must not share it with. */
 export interface SlugHolder {

@@ -113,6 +113,21 @@ t.test('a draft whose slug was published meanwhile gets the next number when pub
   t.equal((await publish(app, other, theirs.id)).json().data.slug, `${slug}-3`, 'and it is numbered when republished')
 })
 
+t.test('a scheduled post whose slug was published meanwhile gets the next number when its time comes', async (t) => {
+  const app = await build(t)
+  const [author, other] = [await registerUser(app, 'author'), await registerUser(app, 'other')]
+  const slug = `autumn-${uniqueTag()}`
+  const publishedAt = new Date(Date.now() + 86_400_000).toISOString()
+  const scheduled = await createPost(app, author, { title: 'Autumn', slug, status: 'scheduled', publishedAt })
+  const theirs = await createPost(app, other, { title: 'Theirs', slug, status: 'published' })
+  t.equal(theirs.slug, slug)
+  // Its time has come: what the publish-post job runs.
+  await app.services.database.prisma.post.update({ where: { id: scheduled.id }, data: { publishedAt: new Date(0) } })
+  t.equal(await app.services.posts.publishIfDue(scheduled.id), true)
+  t.equal((await readBySlug(app, `${slug}-2`)).json().data.id, scheduled.id, 'published on the next number')
+  t.equal((await readBySlug(app, slug)).json().data.id, theirs.id)
+})
+
 t.test('two publishes of one slug at once: one has it, the other the next number', async (t) => {
   const app = await build(t)
   const authors = [await registerUser(app, 'one'), await registerUser(app, 'two')]
