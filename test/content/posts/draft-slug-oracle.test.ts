@@ -41,8 +41,11 @@ async function probe(app: FastifyInstance, prober: Account, slug: string, title:
   }
 }
 
+// One app for the file (every test uses fresh accounts and slugs): building one per test costs more
+// than the tests on a busy machine.
+const app = await build(t)
+
 t.test('a draft slug tells another user nothing', async (t) => {
-  const app = await build(t)
   const [author, prober] = [await registerUser(app, 'author'), await registerUser(app, 'prober')]
   const tag = uniqueTag()
   const [secret, nobody] = [`Secret merger plans ${tag}`, `Nobody wrote this ${tag}`]
@@ -74,7 +77,6 @@ t.test('a draft slug tells another user nothing', async (t) => {
 })
 
 t.test('a draft whose slug was published meanwhile gets the next number when published', async (t) => {
-  const app = await build(t)
   const [author, other] = [await registerUser(app, 'author'), await registerUser(app, 'other')]
   const tag = uniqueTag()
   const slug = `packing-list-${tag}`
@@ -114,7 +116,6 @@ t.test('a draft whose slug was published meanwhile gets the next number when pub
 })
 
 t.test('a scheduled post whose slug was published meanwhile gets the next number when its time comes', async (t) => {
-  const app = await build(t)
   const [author, other] = [await registerUser(app, 'author'), await registerUser(app, 'other')]
   const slug = `autumn-${uniqueTag()}`
   const publishedAt = new Date(Date.now() + 86_400_000).toISOString()
@@ -129,7 +130,6 @@ t.test('a scheduled post whose slug was published meanwhile gets the next number
 })
 
 t.test('two publishes of one slug at once: one has it, the other the next number', async (t) => {
-  const app = await build(t)
   const authors = [await registerUser(app, 'one'), await registerUser(app, 'two')]
   for (let round = 0; round < 2; round++) {
     const slug = `race-${round}-${uniqueTag()}`
