@@ -38,6 +38,8 @@ import { enqueueAccountEmail } from './jobs/account-email.ts'
 import { enqueueWelcomeEmail } from './jobs/welcome-email.ts'
 import { addImageWorkMetrics } from './metrics/image-work-metrics.ts'
 import { addCacheMetrics } from './metrics/cache-metrics.ts'
+import { addMailMetrics } from './metrics/mail-metrics.ts'
+import { makeRecipientCap, type RecipientCap } from './mail/recipient-cap.ts'
 import { makeMetrics, type Metrics } from './metrics/metrics.ts'
 import type { Queue } from './queue/queue.ts'
 import { enqueueWebhookDelivery } from './jobs/deliver-webhook.ts'
@@ -72,6 +74,8 @@ export interface Services {
   auth: AuthService
   /** Email verification and password reset. */
   accountEmail: AccountEmail
+  /** The cap of mails to each address, every kind of mail counted (the mail workers check it). */
+  recipientCap: RecipientCap
   posts: PostService
   /** getPostBySlug's slug → post id map, in front of postCache. */
   slugCache: SlugCache
@@ -229,6 +233,8 @@ export function makeServices({
     config,
     enqueue: (id, job, sql) => enqueueAccountEmail(boss, id, job, sql && { executeSql: sql }),
   })
+  const recipientCap = makeRecipientCap(stores.counters, config)
+  addMailMetrics(metrics, recipientCap)
   const auth = makeAuthService({
     store: stores.accounts,
     deletions: stores.deletions,
@@ -296,6 +302,7 @@ export function makeServices({
     version,
     auth,
     accountEmail,
+    recipientCap,
     posts,
     slugCache,
     postCache,

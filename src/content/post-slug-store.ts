@@ -1,5 +1,6 @@
-// The data layer for post slugs (post_slugs): every slug of every post, current and earlier, keyed
-// by the slug itself, so that a slug leads to one post at most. The rules are post-slugs.ts's.
+// The data layer for post slugs (post_slugs): every slug of every published post, current and
+// earlier, keyed by the slug itself, so that a slug leads to one post at most; and the current
+// slugs of an author's unpublished posts, which claim nothing (posts.slug). The rules are post-slugs.ts's.
 import type { PrismaClient } from '../generated/prisma/client.ts'
 import type { Tx } from '../db/transaction.ts'
 
@@ -13,6 +14,41 @@ export interface StemmedSlug {
 /** A post's slug rows, written in the post write's transaction `tx` (PostStore.transaction). */
 export function slugWrites(tx: Tx) {
   return {
+    /**
+     * Holds the author's slugs until the transaction ends: their unpublished posts' slugs are
+     * unique among them by no key, so two writes of one author must not both find one free.
+     */
+    lockAuthor: async (authorId: string) =>
+      void (await tx.$executeRaw`select pg_advisory_xact_lock(hashtext('post-slugs'), hashtext(${authorId}))`),
+
+    /** Whether another post claims `slug` (published, as its current or an earlier slug); nothing is taken. */
+    async claimedByAnother(postId: string, slug: string): Promise<boolean> {
+      const rows = await tx.$queryRaw<unknown[]>`
+        select 1 from post_slugs where slug = ${slug} and post_id <> ${postId}::uuid`
+      return rows.length > 0
+    },
+
+    /** Whether another unpublished post of the author has `slug` as its current slug. */
+    async heldByOwnDraft(authorId: string, postId: string, slug: string): Promise<boolean> {
+      const rows = await tx.$queryRaw<unknown[]>`
+        select 1 from posts
+        where author_id = ${authorId}::uuid and slug = ${slug} and status <> 'published' and id <> ${postId}::uuid`
+      return rows.length > 0
+    },
+
+    /** The current slugs of the author's unpublished posts that are `stem` or `stem-…`. */
+    ownDraftSlugsOn: async (authorId: string, stem: string): Promise<string[]> =>
+      (
+        await tx.$queryRaw<{ slug: string }[]>`
+          select slug from posts
+          where author_id = ${authorId}::uuid and status <> 'published'
+            and (slug = ${stem} or left(slug, ${stem.length + 1}) = ${stem + '-'})`
+      ).map((row) => row.slug),
+
+    /** Lets go of every slug the post claims: it is no longer published. */
+    release: async (postId: string) =>
+      void (await tx.$executeRaw`delete from post_slugs where post_id = ${postId}::uuid`),
+
     /**
      * Gives the post this slug, unless it leads to another post: true when the post has it now
      * (new, or one of its own earlier slugs, which becomes its newest). Never fails on a taken

@@ -293,6 +293,19 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
     findOwnerAndStatus: (id: string) =>
       prisma.post.findUnique({ where: { id }, select: { id: true, authorId: true, status: true } }),
 
+    /**
+     * The id of the author's unpublished post whose current slug is `slug` (unique among the
+     * author's posts, post-slugs.ts), or null. Unpublished posts claim no slug, so getPostBySlug
+     * finds them this way, for their author only.
+     */
+    async findOwnUnpublished(authorId: string, slug: string): Promise<string | null> {
+      const post = await prisma.post.findFirst({
+        where: { authorId, slug, status: { not: 'published' } },
+        select: { id: true },
+      })
+      return post?.id ?? null
+    },
+
     /** Resolves a category given by id or by slug; null when there is none. */
     async categoryIdOf(idOrSlug: string): Promise<string | null> {
       const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrSlug)

@@ -6,7 +6,7 @@ import { DEFAULT_PAGE_LIMIT, decodeCursor, encodeCursor } from '../cursor.ts'
 import type { Principal } from '../auth/principal.ts'
 import type { CachedPost, PostCache } from './post-cache.ts'
 import type { PostChanges } from './post-changes.ts'
-import { changeSlug, claimFirstSlug, slugOfTitle } from './post-slugs.ts'
+import { changeSlug, settleSlug, slugOfTitle } from './post-slugs.ts'
 import type { SlugCache } from './slug-cache.ts'
 import type { ListGeneration } from '../db/list-generation.ts'
 import type { ListedPage, PostRecord, PostStatus, PostStore, PostWrite } from './post-store.ts'
@@ -205,7 +205,9 @@ export function makePostService({
           categoryIds,
           slug,
         )
-        await claimFirstSlug(write.slugs, id, slug, input.slug !== undefined)
+        // Claimed only when published; a draft's slug has only to be free for its author.
+        const holder = { id, authorId: principal.userId, slug }
+        await settleSlug(write.slugs, holder, slug, input.slug !== undefined, status === 'published')
         await write.reindex(id, input.title, input.body)
         if (status === 'scheduled') {
           const publishJobId = await publications.schedule(id, publishedAt!, write.sql)
@@ -261,6 +263,13 @@ export function makePostService({
         cache.invalidate({ postId: found.id })
         cached = await cache.get(found.id)
       }
+      // Slugs claimed lead to published posts; a signed-in caller's own unpublished post, which
+      // claims none, is found by its author (admins included, but only their own: other authors'
+      // unpublished posts may share a slug, and are found by id).
+      if (principal !== null && (cached === null || cached.post.status !== 'published')) {
+        const own = await store.findOwnUnpublished(principal.userId, slug)
+        if (own !== null) cached = await cache.get(own)
+      }
       return visibleTo(principal, cached)
     },
 
@@ -311,12 +320,15 @@ export function makePostService({
         // in a statement that leaves the body alone.
         if (html !== undefined && html === current.html && body !== current.body) await write.update(id, { html })
         if (categories !== undefined) await write.fileUnder(id, known(categories))
-        if (input.slug !== undefined)
-          await changeSlug(
-            write.slugs,
-            { id, slug: current.slug, published: current.status === 'published' },
-            input.slug,
-          )
+        // A slug is claimed while its post is published (post-slugs.ts): unpublishing lets go of
+        // every slug it claims, publishing claims its slug (or the one sent), numbered when a
+        // published post took it meanwhile and the author did not send it now.
+        const [was, is] = [current.status === 'published', status === 'published']
+        const holder = { id, authorId: current.authorId, slug: current.slug }
+        if (was && !is) await write.slugs.release(id)
+        if (!was && is)
+          await settleSlug(write.slugs, holder, input.slug ?? current.slug, input.slug !== undefined, true)
+        else if (input.slug !== undefined) await changeSlug(write.slugs, { ...holder, published: is }, input.slug)
         if (input.title !== undefined || input.body !== undefined)
           await write.reindex(id, input.title ?? current.title, body)
         const post = (await write.find(id))!
@@ -357,6 +369,9 @@ export function makePostService({
     async publishIfDue(id: string): Promise<boolean> {
       const published = await store.transaction(async (write) => {
         if (!(await write.publishIfDue(id))) return false
+        // Its slug is claimed now; a published post that took it meanwhile leaves it the next number.
+        const due = (await write.find(id))!
+        await settleSlug(write.slugs, { id, authorId: due.authorId, slug: due.slug }, due.slug, false, true)
         await events.emit(write.sql, 'post.published', toPost((await write.find(id))!))
         return true
       })

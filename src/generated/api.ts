@@ -114,7 +114,9 @@ export interface paths {
          *     `Retry-After`): per client address (`ACCOUNT_MAIL_LIMIT_PER_ADDRESS`, default 20
          *     an hour, shared with `requestPasswordReset` and email changes) and per account
          *     (`ACCOUNT_MAIL_LIMIT_PER_RECIPIENT`, default 5 an hour, shared with email
-         *     changes). The request has no body; one that is sent anyway must be JSON
+         *     changes). The mail also counts against the address's own cap of every mail
+         *     sent to it (see `register`): past that it is answered `202` all the same but
+         *     not sent. The request has no body; one that is sent anyway must be JSON
          *     (`415 UNSUPPORTED_MEDIA_TYPE`) and within the body limit
          *     (`413 PAYLOAD_TOO_LARGE`).
          */
@@ -623,9 +625,12 @@ export interface paths {
          *     with `Retry-After`.
          *
          *     Without `slug`, one is derived from the title, with `-2`, `-3`, … added when it
-         *     is taken (see `PostSlug`). A `slug` sent that another post uses, as its current
-         *     slug or as an earlier one that still leads to it, is `409 POST_SLUG_TAKEN` and
-         *     nothing is created.
+         *     is taken (see `PostSlug`). A `slug` sent that is taken for the caller (by a
+         *     published post, as its current slug or as an earlier one that still leads to
+         *     it, or by another unpublished post of the caller's) is `409 POST_SLUG_TAKEN` and
+         *     nothing is created. Other users' drafts and scheduled posts never take a slug:
+         *     a slug is claimed when its post is published (see `PostSlug`), so the answer is
+         *     the same whether or not someone else's unpublished post has it.
          */
         post: operations["createPost"];
         delete?: never;
@@ -677,11 +682,17 @@ export interface paths {
          *     the excerpt is derived again. A new body is rendered to `html` as by
          *     `createPost`, with the same `400` and `429` refusals.
          *
-         *     A new title keeps the slug; `slug` changes it. The post's earlier slugs keep
-         *     leading to it (`getPostBySlug`; the 10 most recent are kept; a post not published
-         *     lets its current slug go when it changes), and it may take
-         *     one of them back. A `slug` that leads to another post is `409 POST_SLUG_TAKEN`
-         *     and nothing changes.
+         *     A new title keeps the slug; `slug` changes it. A published post's earlier slugs
+         *     keep leading to it (`getPostBySlug`; the 10 most recent are kept), and it may
+         *     take one of them back. A `slug` that is taken for the caller (see `createPost`)
+         *     is `409 POST_SLUG_TAKEN` and nothing changes.
+         *
+         *     A slug is claimed when its post is published (see `PostSlug`). Publishing a
+         *     draft or scheduled post whose slug a published post took meanwhile gives it
+         *     the next free number (`packing-list-2`), which the answer shows, unless the
+         *     same request sends `slug`: then a taken one is `409`. Moving a published post
+         *     back to `draft` or `scheduled` lets go of its slugs, current and earlier: links
+         *     to them stop leading to it, and another post may be published on them.
          */
         patch: operations["updatePost"];
         trace?: never;
@@ -807,11 +818,13 @@ export interface paths {
         };
         /**
          * Read a post by its slug
-         * @description The post `getPost` returns, found by a slug instead of its id: the same rules
-         *     (published posts for anyone; drafts and scheduled posts only for their author
-         *     and admins, and `404 POST_NOT_FOUND` to anyone else, exactly as for a slug no
-         *     post has), the same body and the same `ETag`, with `If-None-Match` → `304 Not
-         *     Modified`, served from the same cache.
+         * @description The post `getPost` returns, found by a slug instead of its id: the same body and
+         *     the same `ETag`, with `If-None-Match` → `304 Not Modified`, served from the same
+         *     cache. A slug finds the published post that claims it, for anyone; failing
+         *     that, a signed-in caller's own draft or scheduled post with that slug. Other
+         *     users' unpublished posts are never found by slug, by admins neither (unpublished
+         *     posts of different authors may share a slug; admins read them by id with
+         *     `getPost`): `404 POST_NOT_FOUND`, exactly as for a slug no post has.
          *
          *     A slug the post had before (up to 10 of them, see `PostSlug`) finds it too, with
          *     the same answer, not a redirect: one round trip, and the same `ETag` whichever
@@ -880,7 +893,12 @@ export interface paths {
          *     `/body/password`. A welcome email is sent in the background, with a link that
          *     verifies the address (see `verifyEmail`; the account starts with
          *     `emailVerified: false`); the answer does not wait for it, and a failing mail
-         *     server never fails a registration.
+         *     server never fails a registration. Every mail this service sends to an address
+         *     counts against that address's hourly cap (`ACCOUNT_MAIL_LIMIT_PER_RECIPIENT`,
+         *     default 5 an hour, every kind of mail together), the welcome mail included,
+         *     whichever account holds the address at the time, deleted ones included: past
+         *     the cap the registration still succeeds (`201`) and the welcome mail is not
+         *     sent (ask for a link later with `requestEmailVerification`).
          *     Rate limited per client address (`429 RATE_LIMITED`); an IPv6 client is
          *     counted by its /64.
          */
@@ -1499,8 +1517,8 @@ export interface components {
              */
             publishedAt?: string;
             /**
-             * @description Derived from the title when absent (see `PostSlug`). One that leads to
-             *     another post is `409 POST_SLUG_TAKEN`.
+             * @description Derived from the title when absent (see `PostSlug`). One taken by a
+             *     published post, or by another post of the caller's, is `409 POST_SLUG_TAKEN`.
              */
             slug?: components["schemas"]["PostSlug"];
             /** @default draft */
@@ -1560,7 +1578,7 @@ export interface components {
          *     - `USER_NOT_FOUND` (404): no such user.
          *     - `POST_NOT_FOUND` (404): no such post, or it is not visible to the caller.
          *     - `POST_NOT_PUBLISHED` (409): the post must be published for this (commenting).
-         *     - `POST_SLUG_TAKEN` (409): the slug sent leads to another post, as its current slug or an earlier one it keeps.
+         *     - `POST_SLUG_TAKEN` (409): the slug sent leads to another published post, as its current slug or an earlier one it keeps, or is the slug of another post of the same author (other authors' unpublished posts never take a slug).
          *     - `CATEGORY_NOT_FOUND` (404 on a path id; 422 for an entry of `categoryIds`): no such category.
          *     - `CATEGORY_SLUG_TAKEN` (409): another category has this slug.
          *     - `CATEGORY_IS_DEFAULT` (409): the default category cannot be deleted.
@@ -1843,8 +1861,19 @@ export interface components {
         };
         /**
          * @description A post's name in its address: lower-case ASCII letters and digits, in words
-         *     joined by single hyphens, at most 80 characters. Unique among all posts, drafts
-         *     included, and among the earlier slugs posts keep.
+         *     joined by single hyphens, at most 80 characters.
+         *
+         *     A slug is claimed when its post is published: a published post's slug is unique
+         *     among all posts, and among the earlier slugs published posts keep. A draft or
+         *     scheduled post claims nothing: its slug is unique only among its author's own
+         *     posts, so that nobody else can learn from any answer (the slug derived for
+         *     them, a `409`, `getPostBySlug`) that an unpublished post has a slug. When such a
+         *     post is published its slug is claimed; when a published post took it
+         *     meanwhile, it gets the next free number instead (the same rule as a derived
+         *     slug: `packing-list-2`), also when the scheduled time publishes it. Of two
+         *     posts published on one slug at once, one gets it and the other the next
+         *     number. A post moved back from published to unpublished lets go of all its
+         *     slugs.
          *
          *     Derived from the title when the author sends none: letters with accents lose
          *     them (`é` → `e`, `ß` → `ss`); Cyrillic, Greek, Arabic, Persian, Armenian,
@@ -1864,8 +1893,7 @@ export interface components {
          *     recent earlier slugs, `getPostBySlug` answers them as it answers the current
          *     one, and no other post may take them while they lead to it. Past 10, the
          *     oldest is let go; a deleted post lets all of its slugs go. A post that is not
-         *     published when its slug changes has no readers' links to keep: its current slug
-         *     is let go at once (so drafts cannot hold slugs nobody sees).
+         *     published has no readers' links to keep, and keeps no earlier slugs.
          * @example six-days-on-the-via-alpina
          */
         PostSlug: string;
@@ -2037,7 +2065,7 @@ export interface components {
             /**
              * @description The post's new slug; the current one becomes an earlier slug that still
              *     leads to the post while it is published (see `PostSlug`). One of the post's own earlier slugs may be
-             *     taken back; one that leads to another post is `409 POST_SLUG_TAKEN`. A new
+             *     taken back; one taken by a published post, or by another post of the author's, is `409 POST_SLUG_TAKEN`. A new
              *     title alone keeps the slug.
              */
             slug?: components["schemas"]["PostSlug"];
@@ -2267,7 +2295,7 @@ export interface components {
          *     - `CATEGORY_SLUG_TAKEN`: another category has this slug.
          *     - `CATEGORY_IS_DEFAULT` (`deleteCategory`): the default category cannot be deleted.
          *     - `POST_NOT_PUBLISHED` (`createComment`): comments need a published post.
-         *     - `POST_SLUG_TAKEN` (`createPost`, `updatePost`): the `slug` sent leads to another post.
+         *     - `POST_SLUG_TAKEN` (`createPost`, `updatePost`): the `slug` sent leads to another published post, or is another post's of the same author.
          *     - `LAST_ADMIN` (`deleteCurrentUser`): the only admin cannot delete their account.
          *     - `WEBHOOK_LIMIT_REACHED` (`createWebhook`): 20 webhook endpoints exist; remove one first.
          */

@@ -31,9 +31,12 @@ export async function enqueueAccountEmail(boss: PgBoss, id: string, job: Account
  */
 export const ACCOUNT_EMAIL_CONCURRENCY = 20
 
+/** The address a job's mail goes to (a reset goes to the account's address, which is the asked one normalised). */
+const recipientOf = (job: AccountEmailJob) => (job.kind === 'email-changed' ? job.oldEmail : job.email)
+
 export function startAccountEmailWorker(
   boss: PgBoss,
-  services: Pick<JobServices, 'accountEmail'>,
+  services: Pick<JobServices, 'accountEmail' | 'recipientCap'>,
   mailer: Mailer,
   log: Logger,
   options: JobsOptions = {},
@@ -54,12 +57,26 @@ export function startAccountEmailWorker(
     ACCOUNT_EMAIL_QUEUE,
     workOptions,
     async (job) => {
-      const message = await services.accountEmail.compose(job.id, job.data)
+      // Counted against the recipient's cap before composing, so that a skipped mail mints no token.
+      const to = recipientOf(job.data)
+      if (!(await services.recipientCap.take(to, job.data.kind))) {
+        log.warn(attemptOf(job), 'account email skipped: its recipient had all the mails the hour allows')
+        return
+      }
+      let message
+      try {
+        message = await services.accountEmail.compose(job.id, job.data)
+        if (message !== null) await mailer.send(message)
+      } catch (error) {
+        // Not sent: the retry counts it again.
+        await services.recipientCap.giveBack(to)
+        throw error
+      }
       if (message === null) {
+        await services.recipientCap.giveBack(to)
         log.info(attemptOf(job), 'account email not needed (no such account, superseded, or nothing left to verify)')
         return
       }
-      await mailer.send(message)
       log.info(attemptOf(job), 'account email sent')
     },
     log,

@@ -9,6 +9,7 @@ import type { Config } from '../config.ts'
 import type { PostService } from '../content/posts.ts'
 import type { ThumbnailService } from '../content/thumbnails.ts'
 import type { Mailer } from '../mail/mailer.ts'
+import type { RecipientCap } from '../mail/recipient-cap.ts'
 import type { WebhookDispatch } from '../webhooks/dispatch.ts'
 import type { WebhookRetention } from '../webhooks/retention.ts'
 import type { DeliveriesQueued } from '../webhooks/webhook-events.ts'
@@ -35,6 +36,8 @@ export interface JobServices {
   postHtml: Pick<HtmlBackfill, 'renderPending'>
   /** Composes the account mails, minting their tokens (and the welcome mail's verification link). */
   accountEmail: Pick<AccountEmail, 'compose' | 'welcomeLines'>
+  /** Every mail's recipient cap, checked just before a mail is composed and sent. */
+  recipientCap: Pick<RecipientCap, 'take' | 'giveBack'>
   /** Makes one webhook delivery attempt: the deliver-webhook job. */
   webhookDispatch: Pick<WebhookDispatch, 'attempt'>
   /** Deletes old webhook events and attempts: the clean-up-webhooks job. */

@@ -62,7 +62,7 @@ export function welcomeMessage(job: WelcomeEmailJob, verificationLines: string[]
 
 export function startWelcomeEmailWorker(
   boss: PgBoss,
-  services: Pick<JobServices, 'accountEmail'>,
+  services: Pick<JobServices, 'accountEmail' | 'recipientCap'>,
   mailer: Mailer,
   log: Logger,
   options: WelcomeEmailWorkerOptions = {},
@@ -81,9 +81,21 @@ export function startWelcomeEmailWorker(
     workOptions,
     async (job) => {
       const { userId, email, verification } = job.data
-      // Minted once (a retry finds the token in place and mails the same link).
-      const lines = await services.accountEmail.welcomeLines(userId, email, verification)
-      await mailer.send(welcomeMessage(job.data, lines))
+      // Counted against the address before a token is minted: registering at someone's address,
+      // deleting the account and registering again must not mail them past their cap.
+      if (!(await services.recipientCap.take(email, 'welcome'))) {
+        log.warn(attemptOf(job), 'welcome email skipped: its recipient had all the mails the hour allows')
+        return
+      }
+      try {
+        // Minted once (a retry finds the token in place and mails the same link).
+        const lines = await services.accountEmail.welcomeLines(userId, email, verification)
+        await mailer.send(welcomeMessage(job.data, lines))
+      } catch (error) {
+        // Not sent: the retry counts it again.
+        await services.recipientCap.giveBack(email)
+        throw error
+      }
       log.info(attemptOf(job), 'welcome email sent')
     },
     log,

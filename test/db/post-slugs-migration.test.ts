@@ -44,12 +44,13 @@ async function postgres(t: Test): Promise<Database> {
 }
 
 /** The migrations before post_slugs, in a folder of their own. */
-async function migrationsBefore(t: Test): Promise<string> {
+/** The migrations before post_slugs, or (`through`) up to it: later ones (drafts claim no slug) are not this test's. */
+async function migrationsBefore(t: Test, through = false): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'migrations-before-slugs-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   await cp(path.join(migrationsDir, 'migration_lock.toml'), path.join(dir, 'migration_lock.toml'))
   for (const entry of await readdir(migrationsDir, { withFileTypes: true }))
-    if (entry.isDirectory() && entry.name < MIGRATION)
+    if (entry.isDirectory() && (entry.name < MIGRATION || (through && entry.name === MIGRATION)))
       await cp(path.join(migrationsDir, entry.name), path.join(dir, entry.name), { recursive: true })
   return dir
 }
@@ -144,11 +145,26 @@ for (const [label, fresh] of Object.entries({ PGlite: pglite, PostgreSQL: postgr
     }
   })
 
+  t.test(`${label}: post_slugs_claimed_when_published lets drafts' slugs go, and keeps published ones`, async (t) => {
+    const db = await fresh(t)
+    await applyMigrations(db.factory, { migrationsDir: await migrationsBefore(t, true) })
+    await postsBeforeTheMigration(db)
+    await db.query(`update posts set status = 'published' where id = '0192f7d1-0000-7000-8000-000000000000'`)
+    const slugs = await slugsByTitleOrder(db)
+    await applyMigrations(db.factory)
+    t.same(await slugsByTitleOrder(db), slugs, 'every post keeps its slug')
+    t.same(
+      await db.query('select slug, post_id::text as id from post_slugs'),
+      [{ slug: slugs[0], id: '0192f7d1-0000-7000-8000-000000000000' }],
+      'only the published post claims one',
+    )
+  })
+
   t.test(`${label}: a post the previous release writes, without a slug, gets one`, async (t) => {
     const db = await fresh(t)
     await applyMigrations(db.factory, { migrationsDir: await migrationsBefore(t) })
     await postsBeforeTheMigration(db)
-    await applyMigrations(db.factory)
+    await applyMigrations(db.factory, { migrationsDir: await migrationsBefore(t, true) })
     // The previous release's insert, as its Prisma client writes it: no slug column.
     await db.query(`insert into posts (id, author_id, title, body, excerpt, updated_at)
       values ('0192f7d1-0000-7000-8000-999999999999', '0192f7c4-5a2b-7c3d-8e4f-123456789abc', 'Hello', 'B', 'B', now())`)

@@ -78,8 +78,9 @@ export type Image = Prisma.ImageModel
 export type PostThumbnail = Prisma.PostThumbnailModel
 /**
  * Model PostSlug
- * Every slug of a post: its current one and up to 10 earlier ones, which still lead to it
- * (getPostBySlug). The key makes a slug unique among all posts, earlier slugs included.
+ * Every slug of a published post: its current one and up to 10 earlier ones, which still lead to
+ * it (getPostBySlug). The key makes a slug unique among all posts, earlier slugs included.
+ * Unpublished posts claim none (src/content/post-slugs.ts).
  */
 export type PostSlug = Prisma.PostSlugModel
 /**

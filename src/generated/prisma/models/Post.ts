@@ -1515,7 +1515,8 @@ export type $PostPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     createdAt: Date
     updatedAt: Date
     /**
-     * The current slug: always one of the post's rows in post_slugs, whose key makes it unique.
+     * The current slug: of a published post, always one of its rows in post_slugs, whose key makes
+     * it unique; an unpublished post claims no row, and its slug is unique among its author's posts.
      */
     slug: string
   }, ExtArgs["result"]["post"]>
