@@ -1587,7 +1587,9 @@ export interface components {
             /**
              * @description For `VALIDATION_FAILED`, the JSON Schema keyword that failed (`required`, `maxLength`,
              *     `format`, `additionalProperties`, …), or `noNulCharacter` for a string holding the NUL
-             *     character and `finite` for a number that is not finite (`limit=1e400`); `maxDepth` and
+             *     character, `x-text` for text holding a control character and `noLoneSurrogate` for a
+             *     string holding a lone UTF-16 surrogate (see "Text"),
+             *     and `finite` for a number that is not finite (`limit=1e400`); `maxDepth` and
              *     `maxEntries` for a JSON body too deep or too large in entries to be checked; `truncated`
              *     on the last entry of a list cut at 20 problems, its `message` saying how many more there were.
              * @example format
@@ -1694,7 +1696,8 @@ export interface components {
         PageMeta: {
             /**
              * Format: int32
-             * @description The page size that was applied.
+             * @description The `limit` that was applied: the most items the page could hold. It may
+             *     hold fewer (the page's byte budget, see "Paging") and still have a next page.
              */
             limit: number;
             nextCursor: components["schemas"]["NextCursor"];
@@ -2573,7 +2576,11 @@ export interface components {
          *     from a `thumbnail.sizes[].url`; never built by clients.
          */
         ImageKey: string;
-        /** @description The largest number of items on the page. */
+        /**
+         * @description At most this many items on the page. A page holds fewer when its items are
+         *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+         *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+         */
         Limit: number;
         /** @description The post's id. */
         PostId: string;
@@ -2656,7 +2663,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
             };
             header?: never;
@@ -3220,7 +3231,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
             };
             header?: never;
@@ -3408,7 +3423,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description Full-text search in titles and bodies (`alpine huts`; PostgreSQL text search, English; web
@@ -3623,7 +3642,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
             };
             header?: never;
@@ -3875,7 +3898,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
                 /** @description Only users with this role. */
                 role?: components["schemas"]["Role"];
@@ -3952,7 +3979,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
             };
             header?: never;
@@ -4092,7 +4123,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
             };
             header?: never;
