@@ -11,6 +11,8 @@
 // - getPostBySlug on getPost's post, cached and with the cache off, against getPost's figures;
 // - login, and getPost and /ping while logins run; then /ping under abuse (hostile uploads and
 //   pathological bodies, scripts/bench/abuse.ts) with the server's memory before, during and after;
+//   then the list pages after one account published 100 heavy posts, their bytes and the server's
+//   RSS while ten anonymous readers read them (scripts/bench/list-abuse.ts);
 // - webhook delivery latency (event to receiver) p50 and p99, and getPost cached while a burst of
 //   1,000 events is made and delivered, against its figure idle and during the same writes with
 //   the endpoint paused; and the server's CPU time per comment write, with no reads (scripts/bench/webhooks.ts).
@@ -21,6 +23,7 @@ import { cpus } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { measureAbuse, prepareAttacks } from './bench/abuse.ts'
+import { describeListAbuse, LIST_ABUSE_TARGET, listAbuseMet, measureListAbuse } from './bench/list-abuse.ts'
 import { scratchDatabase } from './bench/database.ts'
 import { formatFigure, measure as measureWith, withRatio, type Figure } from './bench/measure.ts'
 import { readMemory, watchPeakRss, type Memory } from './bench/memory.ts'
@@ -212,6 +215,9 @@ try {
   console.log(`  peak under the read load RSS ${peakUnderReads} MiB`)
   console.log(`  after the read load      ${memory(afterReads)}`)
   console.log(`  abuse: before ${memory(abuse.before)}; peak RSS ${abuse.peakRssMiB} MiB; after ${memory(abuse.after)}`)
+  // Last on this server: the heavy posts stay on its front page.
+  const listAbuse = await measureListAbuse({ url: server.url, pid: server.child.pid! }, DURATION)
+  console.log(describeListAbuse(listAbuse))
   await server.stop()
 
   // Webhooks, to a receiver in this process on loopback.
@@ -305,6 +311,7 @@ try {
     ),
     // The embedded database lives in the server's own memory (hundreds of MiB before any abuse).
     'server peak RSS < 500 MiB during abuse (PostgreSQL)': postgres ? { runs: [], met: abuse.peakRssMiB < 500 } : null,
+    [LIST_ABUSE_TARGET]: { runs: [], met: listAbuseMet(listAbuse) },
   }
   console.log('\ntargets:')
   for (const [target, verdict] of Object.entries(verdicts)) {
@@ -334,6 +341,7 @@ try {
         figures,
         memory: { idle, peakUnderReadsRssMiB: peakUnderReads, afterReads },
         abuse,
+        listAbuse,
         webhooks,
         targets,
       },
