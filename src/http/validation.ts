@@ -54,13 +54,18 @@ function makeAjv(coerceTypes: boolean | 'array') {
       return true
     },
   })
+  addTextKeyword(ajv)
+  return ajv
+}
+
+/** Teaches an ajv instance the spec's `x-text` (the service's, and the contract tests'). */
+export function addTextKeyword(ajv: Ajv2020) {
   ajv.addKeyword({
     keyword: TEXT_KEYWORD,
     type: 'string',
     schemaType: 'boolean',
     validate: (text: boolean, data: string) => !text || !CONTROL_CHARACTER.test(data),
   })
-  return ajv
 }
 
 /** A copy of `schema` whose every `format: uuid` also lower-cases the value it accepts. */
