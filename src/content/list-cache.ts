@@ -41,9 +41,9 @@ export interface ListCacheOptions {
   maxBytes: number
   ttlMs: number
   /**
-   * The largest entry that must still be kept (within maxBytes): listPosts' pages up to their byte
-   * budget, so that a heavy page within it is built once, not on every read. Others are kept up to
-   * an eighth of maxBytes.
+   * The largest entry that must still be kept (up to a quarter of maxBytes): listPosts' pages up to
+   * their byte budget, so that a heavy page within it is built once, not on every read. Others are
+   * kept up to an eighth of maxBytes.
    */
   entryMaxBytes?: number
 }
@@ -89,11 +89,16 @@ export function makeListCacheOf<T extends CachedList>(
   const cache = new LRUCache<string, Entry<T>>({
     max: Math.max(options.maxEntries, 1),
     maxSize: options.maxBytes,
-    // One page of very long posts must not push out every other page: a page larger than an eighth
-    // of the cache, or than the pages the list page budget allows, is not kept.
+    // One page of very long posts must not push out every other page: a page is kept up to an
+    // eighth of the cache, or up to what the list page budget allows (entryMaxBytes), but never
+    // past a quarter of it, so that four pages always fit. The default cache (16 MiB) keeps every
+    // page within the default budget.
     maxEntrySize: Math.max(
       1,
-      Math.min(options.maxBytes, Math.max(Math.floor(options.maxBytes / 8), options.entryMaxBytes ?? 0)),
+      Math.min(
+        Math.floor(options.maxBytes / 4),
+        Math.max(Math.floor(options.maxBytes / 8), options.entryMaxBytes ?? 0),
+      ),
     ),
     sizeCalculation: ({ listed }) => sizeOf(listed),
     ttl: options.ttlMs,
