@@ -13,6 +13,8 @@
 //   pathological bodies, scripts/bench/abuse.ts) with the server's memory before, during and after;
 // - an innocent user's createPost while three accounts flood the renderer with 100 000-character
 //   tables, against its latency idle (scripts/bench/render-flood.ts);
+// - the list pages after one account published 100 heavy posts, their bytes and the server's
+//   RSS while ten anonymous readers read them (scripts/bench/list-abuse.ts);
 // - webhook delivery latency (event to receiver) p50 and p99, and getPost cached while a burst of
 //   1,000 events is made and delivered, against its figure idle and during the same writes with
 //   the endpoint paused; and the server's CPU time per comment write, with no reads (scripts/bench/webhooks.ts).
@@ -23,6 +25,7 @@ import { cpus } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { measureAbuse, prepareAttacks } from './bench/abuse.ts'
+import { describeListAbuse, LIST_ABUSE_TARGET, listAbuseMet, measureListAbuse } from './bench/list-abuse.ts'
 import { scratchDatabase } from './bench/database.ts'
 import { formatFigure, measure as measureWith, withRatio, type Figure } from './bench/measure.ts'
 import { readMemory, watchPeakRss, type Memory } from './bench/memory.ts'
@@ -218,6 +221,9 @@ try {
   // An innocent user's write while accounts flood the renderer (scripts/bench/render-flood.ts).
   const renderFlood = await measureRenderFlood(server.url)
   console.log(`\nrender flood (${kind}):\n${formatRenderFlood(renderFlood)}`)
+  // Last on this server: the heavy posts stay on its front page.
+  const listAbuse = await measureListAbuse({ url: server.url, pid: server.child.pid! }, DURATION)
+  console.log(describeListAbuse(listAbuse))
   await server.stop()
 
   // Webhooks, to a receiver in this process on loopback.
@@ -315,6 +321,7 @@ try {
       runs: [],
       met: renderFlood.ratio <= 2,
     },
+    [LIST_ABUSE_TARGET]: { runs: [], met: listAbuseMet(listAbuse) },
   }
   console.log('\ntargets:')
   for (const [target, verdict] of Object.entries(verdicts)) {
@@ -345,6 +352,7 @@ try {
         memory: { idle, peakUnderReadsRssMiB: peakUnderReads, afterReads },
         abuse,
         renderFlood,
+        listAbuse,
         webhooks,
         targets,
       },

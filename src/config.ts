@@ -85,6 +85,11 @@ export interface Config {
   postCacheMaxEntries: number
   postCacheMaxBytes: number
   postCacheTtlSeconds: number
+  /**
+   * The most bytes of items one page of any list carries (its `data` as JSON in UTF-8): a page
+   * holds fewer items than `limit` when they are large, never fewer than one.
+   */
+  listPageMaxBytes: number
   /** Event-loop lag (ms) past which new requests get 503 at once; 0 turns the check off. */
   eventLoopMaxDelayMs: number
   /** Origins whose pages may call the API (CORS); empty: none, ['*']: any. */
@@ -395,6 +400,7 @@ export function loadConfig(env: Env = process.env): Config {
     postCacheMaxEntries: integer(env, 'POST_CACHE_MAX_ENTRIES', 10_000, 0, 1_000_000),
     postCacheMaxBytes: integer(env, 'POST_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 4 * 1024 * 1024 * 1024),
     postCacheTtlSeconds: integer(env, 'POST_CACHE_TTL_SECONDS', 300, 1, 86_400),
+    listPageMaxBytes: integer(env, 'LIST_PAGE_MAX_BYTES', 1024 * 1024, 16 * 1024, 16 * 1024 * 1024),
     eventLoopMaxDelayMs: integer(env, 'EVENT_LOOP_MAX_DELAY_MS', 1000, 0, 60_000),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     trustProxy: trustProxy(env),

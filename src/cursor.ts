@@ -48,11 +48,40 @@ export function decodeCursor(cursor: string | undefined): Position | undefined {
   return position
 }
 
-/** Splits the `limit + 1` rows a query fetched into the page and the cursor of the next one. */
-export function pageOf<T>(rows: T[], limit: number, position: (row: T) => Position) {
-  const items = rows.slice(0, limit)
-  const last = items.at(-1)
-  return { items, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null }
+/**
+ * How many of `items`, from the first, fit a page whose items weigh at most `maxBytes` as a JSON
+ * array in UTF-8; at least one (a single item larger than the budget has a page of its own).
+ * Every list's page has this byte budget beside its item limit (LIST_PAGE_MAX_BYTES): without it
+ * a page of 100 heavy items could be tens of megabytes that one account wrote for everyone to read.
+ */
+export function itemsWithin(items: readonly unknown[], maxBytes: number): number {
+  let bytes = 1 // `[` and `]`, and one comma fewer than items
+  for (let index = 0; index < items.length; index++) {
+    bytes += Buffer.byteLength(JSON.stringify(items[index])) + 1
+    if (bytes > maxBytes && index > 0) return index
+  }
+  return items.length
+}
+
+/**
+ * Splits the `limit + 1` rows a query fetched into the page (as `toItem` makes each item, at most
+ * `maxBytes` of them) and the cursor of the next one: after the last item the page holds, so the
+ * next page starts with the first item this one left out.
+ */
+export function pageOf<T, U>(
+  rows: T[],
+  limit: number,
+  position: (row: T) => Position,
+  toItem: (row: T) => U,
+  maxBytes: number,
+) {
+  const candidates = rows.slice(0, limit).map(toItem)
+  const count = itemsWithin(candidates, maxBytes)
+  const last = rows[count - 1]
+  return {
+    items: candidates.slice(0, count),
+    nextCursor: rows.length > count && last !== undefined ? encodeCursor(position(last)) : null,
+  }
 }
 
 /**
@@ -66,11 +95,18 @@ export function decodeKeyCursor(cursor: string | undefined, pattern: RegExp): st
   return key
 }
 
-export function keyPageOf<T>(rows: T[], limit: number, key: (row: T) => string) {
-  const items = rows.slice(0, limit)
-  const last = items.at(-1)
+export function keyPageOf<T, U>(
+  rows: T[],
+  limit: number,
+  key: (row: T) => string,
+  toItem: (row: T) => U,
+  maxBytes: number,
+) {
+  const candidates = rows.slice(0, limit).map(toItem)
+  const count = itemsWithin(candidates, maxBytes)
+  const last = rows[count - 1]
   return {
-    items,
-    nextCursor: rows.length > limit && last !== undefined ? Buffer.from(key(last)).toString('base64url') : null,
+    items: candidates.slice(0, count),
+    nextCursor: rows.length > count && last !== undefined ? Buffer.from(key(last)).toString('base64url') : null,
   }
 }

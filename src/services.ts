@@ -19,7 +19,7 @@ import { makeFeedCache, makeFeedService, type FeedCache, type FeedService } from
 import { makeHtmlBackfill, type HtmlBackfill } from './content/html/backfill.ts'
 import { makeHtmlRenderer } from './content/html/post-html.ts'
 import { makeImageStore } from './content/image-store.ts'
-import { makeListCache, type ListCache } from './content/list-cache.ts'
+import { listPageFootprintBound, makeListCache, type ListCache } from './content/list-cache.ts'
 import { makePostCache, type PostCache } from './content/post-cache.ts'
 import { makePostChanges } from './content/post-changes.ts'
 import { makePostStore } from './content/post-store.ts'
@@ -179,10 +179,12 @@ export function makeServices({
   })
   // Public list pages: a quarter of the post cache's bytes, since a page holds up to a hundred
   // posts; on and off with it (the benchmark's baseline turns both off).
+  // Every page within the list page budget is kept (as long as the cache holds one at all).
   const listCache = makeListCache({
     maxEntries: Math.min(config.postCacheMaxEntries, LIST_CACHE_MAX_ENTRIES),
     maxBytes: Math.floor(config.postCacheMaxBytes / 4),
     ttlMs: config.postCacheTtlSeconds * 1000,
+    entryMaxBytes: listPageFootprintBound(config.listPageMaxBytes),
   })
   addCacheMetrics(
     metrics,
@@ -282,6 +284,7 @@ export function makeServices({
     changes,
     html: renderer,
     events,
+    pageMaxBytes: config.listPageMaxBytes,
   })
   const uploads = makeUploadRate(stores.counters, config)
   const thumbnails = makeThumbnailService({
@@ -316,14 +319,25 @@ export function makeServices({
       title: config.feedTitle,
     }),
     feedCache,
-    categories: makeCategoryService({ store: stores.categories, changes }),
-    comments: makeCommentService({ store: stores.comments, posts, changes, events }),
+    categories: makeCategoryService({ store: stores.categories, changes, pageMaxBytes: config.listPageMaxBytes }),
+    comments: makeCommentService({
+      store: stores.comments,
+      posts,
+      changes,
+      events,
+      pageMaxBytes: config.listPageMaxBytes,
+    }),
     thumbnails,
     postHtml: makeHtmlBackfill({ store: stores.posts, renderer, changes, log }),
     accountCleanup: makeAccountCleanup(stores),
     rateLimits: stores.counters,
     metrics,
-    webhooks: makeWebhookService({ store: stores.webhooks, secrets, urls: webhookPolicy }),
+    webhooks: makeWebhookService({
+      store: stores.webhooks,
+      secrets,
+      urls: webhookPolicy,
+      pageMaxBytes: config.listPageMaxBytes,
+    }),
     webhookDispatch: makeWebhookDispatch({
       store: stores.webhooks,
       secrets,

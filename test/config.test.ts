@@ -53,6 +53,7 @@ t.test('each bad value names its variable', async (t) => {
     [{ ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD: 'é'.repeat(40) }, /ADMIN_PASSWORD must be at most 72 bytes/],
     [{ POST_CACHE_MAX_ENTRIES: '-1' }, /POST_CACHE_MAX_ENTRIES must be an integer from 0 to 1000000/],
     [{ POST_CACHE_TTL_SECONDS: '0' }, /POST_CACHE_TTL_SECONDS must be an integer from 1/],
+    [{ LIST_PAGE_MAX_BYTES: '16383' }, /LIST_PAGE_MAX_BYTES must be an integer from 16384 to 16777216/],
     [{ EVENT_LOOP_MAX_DELAY_MS: '-1' }, /EVENT_LOOP_MAX_DELAY_MS must be an integer from 0 to 60000/],
     [{ CORS_ORIGINS: 'https://blog.example.com/' }, /CORS_ORIGINS must be a comma-separated list of origins/],
     [

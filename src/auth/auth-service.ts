@@ -36,7 +36,7 @@ export interface AuthServiceOptions {
   store: AccountStore
   deletions: AccountDeletionStore
   passwords: PasswordHasher
-  config: Pick<Config, 'accessTokenTtlSeconds' | 'refreshTokenTtlDays' | 'requireVerifiedEmail'>
+  config: Pick<Config, 'accessTokenTtlSeconds' | 'refreshTokenTtlDays' | 'requireVerifiedEmail' | 'listPageMaxBytes'>
   signAccessToken: (claims: AccessClaims) => string
   /** Enqueues the welcome mail inside the registration's transaction. */
   onRegistered: (user: UserRecord, sql: TransactionSql) => Promise<void>
@@ -117,6 +117,7 @@ export function makeAuthService({
 }: AuthServiceOptions) {
   const refreshExpiry = () => new Date(Date.now() + config.refreshTokenTtlDays * 86_400_000)
   const newRefreshToken = () => randomBytes(32).toString('base64url')
+  const pageMaxBytes = config.listPageMaxBytes
 
   const tokenPair = (user: UserRecord, sessionId: string, refreshToken: string): TokenPair => ({
     accessToken: signAccessToken({ sub: user.id, role: user.role, sid: sessionId }),
@@ -288,11 +289,14 @@ export function makeAuthService({
     async listSessions(principal: Principal, query: { limit?: number; cursor?: string }) {
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT
       const rows = await store.listLiveSessions(principal.userId, { limit, after: decodeCursor(query.cursor) })
-      const { items, nextCursor } = pageOf(rows, limit, (session) => ({ at: session.createdAt, id: session.id }))
-      return {
-        sessions: items.map((session) => toUserSession(session, principal.sessionId)),
-        page: { limit, nextCursor },
-      }
+      const { items, nextCursor } = pageOf(
+        rows,
+        limit,
+        (session) => ({ at: session.createdAt, id: session.id }),
+        (session) => toUserSession(session, principal.sessionId),
+        pageMaxBytes,
+      )
+      return { sessions: items, page: { limit, nextCursor } }
     },
 
     /** Ends one of the caller's live sessions; anything else is the same 404, so ids of others' sessions tell nothing. */
@@ -335,8 +339,14 @@ export function makeAuthService({
     async listUsers(query: { limit?: number; cursor?: string; role?: Role }) {
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT
       const rows = await store.listUsers({ limit, role: query.role, after: decodeCursor(query.cursor) })
-      const { items, nextCursor } = pageOf(rows, limit, (user) => ({ at: user.createdAt, id: user.id }))
-      return { users: items.map(toUser), page: { limit, nextCursor } }
+      const { items, nextCursor } = pageOf(
+        rows,
+        limit,
+        (user) => ({ at: user.createdAt, id: user.id }),
+        toUser,
+        pageMaxBytes,
+      )
+      return { users: items, page: { limit, nextCursor } }
     },
 
     /**

@@ -44,9 +44,11 @@ export interface CategoryServiceOptions {
   store: CategoryStore
   /** Posts embed their categories, so a rename or a delete changes them. */
   changes: PostChanges
+  /** LIST_PAGE_MAX_BYTES: the most bytes of categories one page carries. */
+  pageMaxBytes: number
 }
 
-export function makeCategoryService({ store, changes }: CategoryServiceOptions) {
+export function makeCategoryService({ store, changes, pageMaxBytes }: CategoryServiceOptions) {
   return {
     /**
      * Creates the default category when there is none; idempotent, safe for instances starting
@@ -59,8 +61,8 @@ export function makeCategoryService({ store, changes }: CategoryServiceOptions) 
     async list(query: { limit?: number; cursor?: string }) {
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT
       const rows = await store.list({ limit, afterSlug: decodeKeyCursor(query.cursor, SLUG_PATTERN) })
-      const { items, nextCursor } = keyPageOf(rows, limit, (category) => category.slug)
-      return { categories: items.map(toCategory), page: { limit, nextCursor } }
+      const { items, nextCursor } = keyPageOf(rows, limit, (category) => category.slug, toCategory, pageMaxBytes)
+      return { categories: items, page: { limit, nextCursor } }
     },
 
     async create(input: { name: string; slug?: string }): Promise<Category> {

@@ -39,9 +39,11 @@ export interface CommentServiceOptions {
   changes: PostChanges
   /** comment.created goes out in the transaction that adds the comment. */
   events: WebhookEvents
+  /** LIST_PAGE_MAX_BYTES: the most bytes of comments one page carries. */
+  pageMaxBytes: number
 }
 
-export function makeCommentService({ store, posts, changes, events }: CommentServiceOptions) {
+export function makeCommentService({ store, posts, changes, events, pageMaxBytes }: CommentServiceOptions) {
   /** A comment exists for the caller only if its post does (drafts: author and admins). */
   async function findVisible(principal: Principal, id: string) {
     const comment = await store.find(id)
@@ -55,8 +57,9 @@ export function makeCommentService({ store, posts, changes, events }: CommentSer
       await posts.findVisible(principal, postId)
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT
       const rows = await store.list(postId, { limit, after: decodeCursor(query.cursor) })
-      const { items, nextCursor } = pageOf(rows, limit, (comment) => ({ at: comment.createdAt, id: comment.id }))
-      return { comments: items.map(toComment), page: { limit, nextCursor } }
+      const position = (comment: (typeof rows)[number]) => ({ at: comment.createdAt, id: comment.id })
+      const { items, nextCursor } = pageOf(rows, limit, position, toComment, pageMaxBytes)
+      return { comments: items, page: { limit, nextCursor } }
     },
 
     async create(

@@ -44,7 +44,14 @@ export function makeFeedService({ posts, categories, cache, listGeneration, publ
     const filter = category === undefined ? null : await categories.findByIdOrSlug(category)
     // Unlike listPosts' empty list: a subscription to a mistyped or deleted category should say so.
     if (category !== undefined && filter === null) throw notFound('CATEGORY_NOT_FOUND', 'Category')
-    const page = await posts.list({ status: 'published', categoryId: filter?.id, limit: FEED_ENTRIES })
+    // Every one of the newest FEED_ENTRIES posts: the feed bounds its own bytes (atom.ts), by leaving
+    // out the content of posts past its budget rather than the posts.
+    const page = await posts.list({
+      status: 'published',
+      categoryId: filter?.id,
+      limit: FEED_ENTRIES,
+      maxBytes: Number.MAX_SAFE_INTEGER,
+    })
     // By id, not by the slug it may have been asked by: the feed's URL, and so its id, outlive a new slug.
     const query = filter === null ? '' : `?category=${filter.id}`
     const self = `${publicUrl}/feed.atom${query}`

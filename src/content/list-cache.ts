@@ -40,6 +40,12 @@ export interface ListCacheOptions {
   maxEntries: number
   maxBytes: number
   ttlMs: number
+  /**
+   * The largest entry that must still be kept (up to a quarter of maxBytes): listPosts' pages up to
+   * their byte budget, so that a heavy page within it is built once, not on every read. Others are
+   * kept up to an eighth of maxBytes.
+   */
+  entryMaxBytes?: number
 }
 
 export interface ListCacheStats {
@@ -62,6 +68,13 @@ export const listEtagOf = (bytes: Buffer, page: PageMeta) =>
 const footprint = (listed: CachedList, moreBytes = 0) =>
   listed.bytes.length + moreBytes + (listed.postIds.length + listed.authorIds.length) * 100 + 512
 
+/**
+ * What a listPosts page within a byte budget of `pageMaxBytes` takes in the list cache, at most:
+ * its posts (a page of one post may exceed the budget: twice it is left for that), its paging and
+ * its ids (see footprint).
+ */
+export const listPageFootprintBound = (pageMaxBytes: number) => 2 * pageMaxBytes + 64 * 1024
+
 /** listPosts' public pages. */
 export const makeListCache = (options: ListCacheOptions) =>
   makeListCacheOf<ListedPosts>(options, (page) => footprint(page, page.pageBytes.length))
@@ -76,8 +89,17 @@ export function makeListCacheOf<T extends CachedList>(
   const cache = new LRUCache<string, Entry<T>>({
     max: Math.max(options.maxEntries, 1),
     maxSize: options.maxBytes,
-    // One page of very long posts must not push out every other page: such a page is not kept.
-    maxEntrySize: Math.max(1, Math.floor(options.maxBytes / 8)),
+    // One page of very long posts must not push out every other page: a page is kept up to an
+    // eighth of the cache, or up to what the list page budget allows (entryMaxBytes), but never
+    // past a quarter of it, so that four pages always fit. The default cache (16 MiB) keeps every
+    // page within the default budget.
+    maxEntrySize: Math.max(
+      1,
+      Math.min(
+        Math.floor(options.maxBytes / 4),
+        Math.max(Math.floor(options.maxBytes / 8), options.entryMaxBytes ?? 0),
+      ),
+    ),
     sizeCalculation: ({ listed }) => sizeOf(listed),
     ttl: options.ttlMs,
     dispose: (_value, _key, reason) => {

@@ -38,6 +38,8 @@ export interface ListQuery {
   search?: string
   after?: { at: Date; id: string }
   limit: number
+  /** The most bytes the page's JSON array may weigh (LIST_PAGE_MAX_BYTES); it holds one post at least. */
+  maxBytes: number
 }
 
 /**
@@ -85,10 +87,19 @@ const POST_JSON = Prisma.sql`(select to_json(v)::text from (select
   ${iso(Prisma.sql`p.updated_at`)} as "updatedAt", p.slug) v)`
 
 /**
- * The page of `limit` posts whose ids `ids` selects (columns id and n, its place from 1; one row
- * more than the page when another page follows), built in one statement.
+ * The page of at most `limit` posts whose ids `ids` selects (columns id and n, its place from 1;
+ * one row more than the page when another page follows), built in one statement, and cut to the
+ * posts whose JSON array weighs at most `maxBytes` (one post at least). The next page starts after
+ * the last post kept. Only posts whose stored text alone still fits (`floor`: what their JSON
+ * weighs at least, read from the stored lengths without reading the text) are turned into JSON at
+ * all, so a page of heavy posts costs the database about the budget, not `limit` heavy posts.
  */
-async function pageFrom(db: Tx, ids: Prisma.Sql, column: Prisma.Sql, limit: number): Promise<ListedPage> {
+async function pageFrom(
+  db: Tx,
+  ids: Prisma.Sql,
+  column: Prisma.Sql,
+  { limit, maxBytes }: { limit: number; maxBytes: number },
+): Promise<ListedPage> {
   const [row] = await db.$queryRaw<
     {
       rows: number
@@ -99,17 +110,28 @@ async function pageFrom(db: Tx, ids: Prisma.Sql, column: Prisma.Sql, limit: numb
       authorIds: string[] | null
     }[]
   >`
-    select count(*)::int as rows,
-      '[' || string_agg(${POST_JSON}, ',' order by page.n) filter (where page.n <= ${limit}) || ']' as json,
-      max(${column}) filter (where page.n = ${limit}) as "lastAt",
-      max(p.id::text) filter (where page.n = ${limit}) as "lastId",
-      array_agg(p.id::text) filter (where page.n <= ${limit}) as "postIds",
-      array_agg(distinct p.author_id::text) filter (where page.n <= ${limit}) as "authorIds"
-    from (${ids}) page join posts p on p.id = page.id`
+    with page as (
+      select page.n, p.id, p.author_id, ${column} as at,
+        sum(octet_length(p.title) + octet_length(p.body) + coalesce(octet_length(p.html), 0) + octet_length(p.excerpt))
+          over (order by page.n) as floor
+      from (${ids}) page join posts p on p.id = page.id),
+    built as (
+      select page.n, page.id, page.author_id, page.at, ${POST_JSON} as json
+      from page join posts p on p.id = page.id
+      where page.n <= ${limit} and (page.n = 1 or page.floor <= ${maxBytes})),
+    sized as (select built.*, sum(octet_length(built.json) + 1) over (order by built.n) as upto from built)
+    select (select count(*)::int from page) as rows,
+      '[' || string_agg(kept.json, ',' order by kept.n) || ']' as json,
+      (array_agg(kept.at order by kept.n desc))[1] as "lastAt",
+      (array_agg(kept.id::text order by kept.n desc))[1] as "lastId",
+      array_agg(kept.id::text order by kept.n) as "postIds",
+      array_agg(distinct kept.author_id::text) as "authorIds"
+    from sized kept where kept.n = 1 or kept.upto + 1 <= ${maxBytes}`
   const { rows, json, lastAt, lastId, postIds, authorIds } = row!
+  const kept = postIds?.length ?? 0
   return {
     json: json ?? '[]',
-    next: rows > limit && lastAt && lastId ? { at: lastAt, id: lastId } : null,
+    next: rows > kept && lastAt && lastId ? { at: lastAt, id: lastId } : null,
     postIds: postIds ?? [],
     authorIds: authorIds ?? [],
   }
@@ -348,7 +370,7 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
             tx,
             Prisma.sql`select id, n from unnest(${ids}::uuid[]) with ordinality as t(id, n)`,
             column,
-            query.limit,
+            query,
           )
         })
       }
@@ -357,7 +379,7 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
         select p.id, row_number() over (${ordered}) as n from posts p
         where ${Prisma.join([...position, ...filters, ...(search ? [search] : [])], ' and ')}
         ${ordered} limit ${rowsWanted}`
-      return pageFrom(prisma, ids, column, query.limit)
+      return pageFrom(prisma, ids, column, query)
     },
 
     /**

@@ -80,6 +80,8 @@ export interface PostServiceOptions {
   html: Pick<HtmlRenderer, 'render'>
   /** Webhook events, queued in the transaction of the write that causes them. */
   events: WebhookEvents
+  /** LIST_PAGE_MAX_BYTES: the most bytes of posts one page carries. */
+  pageMaxBytes: number
 }
 
 type ListPostsQuery = {
@@ -115,6 +117,7 @@ export function makePostService({
   changes,
   html: renderer,
   events,
+  pageMaxBytes,
 }: PostServiceOptions) {
   /**
    * The body's HTML. Rendered before the write's transaction, on the renderer's thread: no row is
@@ -140,7 +143,11 @@ export function makePostService({
     if (categoryId === null) return empty()
     const after = decodeCursor(query.cursor)
     const search = query.q === undefined ? undefined : safeSearchText(query.q)
-    return listed(await store.list({ status, authorId: scope.authorId, categoryId, search, after, limit }), limit)
+    const maxBytes = pageMaxBytes
+    return listed(
+      await store.list({ status, authorId: scope.authorId, categoryId, search, after, limit, maxBytes }),
+      limit,
+    )
   }
 
   /**

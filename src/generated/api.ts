@@ -1608,7 +1608,9 @@ export interface components {
             /**
              * @description For `VALIDATION_FAILED`, the JSON Schema keyword that failed (`required`, `maxLength`,
              *     `format`, `additionalProperties`, …), or `noNulCharacter` for a string holding the NUL
-             *     character and `finite` for a number that is not finite (`limit=1e400`); `maxDepth` and
+             *     character, `x-text` for text holding a control character and `noLoneSurrogate` for a
+             *     string holding a lone UTF-16 surrogate (see "Text"),
+             *     and `finite` for a number that is not finite (`limit=1e400`); `maxDepth` and
              *     `maxEntries` for a JSON body too deep or too large in entries to be checked; `truncated`
              *     on the last entry of a list cut at 20 problems, its `message` saying how many more there were.
              * @example format
@@ -1715,7 +1717,8 @@ export interface components {
         PageMeta: {
             /**
              * Format: int32
-             * @description The page size that was applied.
+             * @description The `limit` that was applied: the most items the page could hold. It may
+             *     hold fewer (the page's byte budget, see "Paging") and still have a next page.
              */
             limit: number;
             nextCursor: components["schemas"]["NextCursor"];
@@ -2607,7 +2610,11 @@ export interface components {
          *     from a `thumbnail.sizes[].url`; never built by clients.
          */
         ImageKey: string;
-        /** @description The largest number of items on the page. */
+        /**
+         * @description At most this many items on the page. A page holds fewer when its items are
+         *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+         *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+         */
         Limit: number;
         /** @description The post's id. */
         PostId: string;
@@ -2690,7 +2697,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
             };
             header?: never;
@@ -3254,7 +3265,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
             };
             header?: never;
@@ -3442,7 +3457,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description Full-text search in titles and bodies (`alpine huts`; PostgreSQL text search, English; web
@@ -3659,7 +3678,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
             };
             header?: never;
@@ -3911,7 +3934,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
                 /** @description Only users with this role. */
                 role?: components["schemas"]["Role"];
@@ -3988,7 +4015,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
             };
             header?: never;
@@ -4128,7 +4159,11 @@ export interface operations {
                  *     `/query/cursor`. Absent: the first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description The largest number of items on the page. */
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
                 limit?: components["parameters"]["Limit"];
             };
             header?: never;

@@ -7,6 +7,7 @@ import { ApiError, RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetail } from 
 import { INVALID_TOKEN_CHALLENGE } from '../errors/challenges.ts'
 import { failure } from './envelope.ts'
 import { shorten } from './shorten.ts'
+import { TEXT_KEYWORD } from './validation.ts'
 
 interface AjvIssue {
   instancePath: string
@@ -14,6 +15,9 @@ interface AjvIssue {
   message?: string
   params: Record<string, unknown>
 }
+
+/** What a text field with a control character is told, rather than its pattern in regex. */
+const TEXT_MESSAGE = 'must not contain control characters other than tab, line feed and carriage return'
 
 /** Problems listed in one answer; the rest are counted in a last detail. */
 export const MAX_LISTED_PROBLEMS = 20
@@ -40,7 +44,11 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
       if (issue.keyword === 'additionalProperties') path += `/${token(issue.params.additionalProperty)}`
       if (issue.keyword === 'dependentRequired') path += `/${token(issue.params.missingProperty)}`
       const message =
-        issue.keyword === 'additionalProperties' ? 'is not a known property' : (issue.message ?? 'is invalid')
+        issue.keyword === 'additionalProperties'
+          ? 'is not a known property'
+          : issue.keyword === TEXT_KEYWORD
+            ? TEXT_MESSAGE
+            : (issue.message ?? 'is invalid')
       return { path: shorten(path, MAX_PATH_LENGTH), message, code: issue.keyword }
     })
   if (details.length <= MAX_LISTED_PROBLEMS) return details

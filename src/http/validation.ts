@@ -11,6 +11,18 @@ import addFormats from 'ajv-formats'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import type { FastifySchemaCompiler } from 'fastify'
 
+/**
+ * The spec's mark on every text field a client writes (names, titles, bodies, …; see its "Text"):
+ * no C0 control character but tab, line feed and carriage return. Such a character is six bytes
+ * in every JSON page that shows it (`\u0001`) and nothing a reader can see. A vendor keyword
+ * rather than a `pattern`, which the breaking-change check counts as a new constraint on 1.x
+ * clients; the spec's "Text" gives the pattern it stands for.
+ */
+export const TEXT_KEYWORD = 'x-text'
+// NUL is left to `unstorable`: refused in every string, with its own code (noNulCharacter).
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_CHARACTER = /[\x01-\x08\x0B\x0C\x0E-\x1F]/
+
 /** Our keyword, added beside every `format: uuid` of a request schema (see lowerCasingUuids). */
 const LOWER_CASE_UUID = 'lowerCaseUuid'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -43,7 +55,18 @@ function makeAjv(coerceTypes: boolean | 'array') {
       return true
     },
   })
+  addTextKeyword(ajv)
   return ajv
+}
+
+/** Teaches an ajv instance the spec's `x-text` (the service's, and the contract tests'). */
+export function addTextKeyword(ajv: Ajv2020) {
+  ajv.addKeyword({
+    keyword: TEXT_KEYWORD,
+    type: 'string',
+    schemaType: 'boolean',
+    validate: (text: boolean, data: string) => !text || !CONTROL_CHARACTER.test(data),
+  })
 }
 
 /** A copy of `schema` whose every `format: uuid` also lower-cases the value it accepts. */
@@ -67,8 +90,15 @@ const pointer = (keys: readonly (string | number)[]) =>
   keys.map((key) => `/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
 
 /**
+ * A surrogate code unit without its pair. JSON may spell one (`"\ud800"`), but it is no Unicode
+ * character: written to the database as UTF-8 it silently became U+FFFD. A schema `pattern` could
+ * say it only for validators that read patterns as Unicode (ajv's `u` flag), so it is checked here.
+ */
+const LONE_SURROGATE = /\p{Surrogate}/u
+
+/**
  * What JSON Schema cannot say but the service cannot take: PostgreSQL refuses the NUL character
- * in text, and ajv's coercion turns `limit=Infinity` or `1e400` into an infinite number that no
+ * in text, a lone surrogate is no character, and ajv's coercion turns `limit=Infinity` or `1e400` into an infinite number that no
  * `type: integer` or `maximum` check stops everywhere. Both would otherwise reach the database or
  * the handler and come back as a 500. `keys` leads to `value` (pushed and popped on the way down):
  * its pointer is built only for a value refused, which nearly every request has none of.
@@ -77,6 +107,8 @@ function unstorable(value: unknown, keys: (string | number)[], found: ErrorObjec
   if (typeof value === 'string') {
     if (value.includes('\u0000'))
       found.push(issue(pointer(keys), 'noNulCharacter', 'must not contain the NUL character'))
+    else if (LONE_SURROGATE.test(value))
+      found.push(issue(pointer(keys), 'noLoneSurrogate', 'must not contain a lone UTF-16 surrogate'))
   } else if (typeof value === 'number') {
     if (!Number.isFinite(value)) found.push(issue(pointer(keys), 'finite', 'must be a finite number'))
   } else if (Array.isArray(value)) {

@@ -42,15 +42,23 @@ export interface WebhookServiceOptions {
   store: WebhookStore
   secrets: SecretBox
   urls: UrlPolicy
+  /** LIST_PAGE_MAX_BYTES: the most bytes of endpoints or deliveries one page carries. */
+  pageMaxBytes: number
 }
 
-export function makeWebhookService({ store, secrets, urls }: WebhookServiceOptions) {
+export function makeWebhookService({ store, secrets, urls, pageMaxBytes }: WebhookServiceOptions) {
   return {
     async list(query: { limit?: number; cursor?: string }) {
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT
       const rows = await store.list({ limit, after: decodeCursor(query.cursor) })
-      const { items, nextCursor } = pageOf(rows, limit, (row) => ({ at: row.createdAt, id: row.id }))
-      return { webhooks: items.map(toWebhook), page: { limit, nextCursor } }
+      const { items, nextCursor } = pageOf(
+        rows,
+        limit,
+        (row) => ({ at: row.createdAt, id: row.id }),
+        toWebhook,
+        pageMaxBytes,
+      )
+      return { webhooks: items, page: { limit, nextCursor } }
     },
 
     async create(input: CreateWebhook): Promise<CreatedWebhook> {
@@ -94,8 +102,7 @@ export function makeWebhookService({ store, secrets, urls }: WebhookServiceOptio
       const after = decodeCursor(query.cursor)
       if (!(await store.exists(id))) throw webhookNotFound()
       const rows = await store.attempts(id, { limit, after })
-      const { items, nextCursor } = pageOf(rows, limit, (row) => ({ at: row.createdAt, id: row.id }))
-      const deliveries: WebhookDelivery[] = items.map((row) => ({
+      const toDelivery = (row: (typeof rows)[number]): WebhookDelivery => ({
         id: row.id,
         eventId: `msg_${row.eventId}`,
         eventType: row.eventType as EventType,
@@ -105,8 +112,10 @@ export function makeWebhookService({ store, secrets, urls }: WebhookServiceOptio
         durationMs: row.durationMs,
         error: row.error,
         createdAt: row.createdAt.toISOString(),
-      }))
-      return { deliveries, page: { limit, nextCursor } }
+      })
+      const position = (row: (typeof rows)[number]) => ({ at: row.createdAt, id: row.id })
+      const { items, nextCursor } = pageOf(rows, limit, position, toDelivery, pageMaxBytes)
+      return { deliveries: items, page: { limit, nextCursor } }
     },
   }
 }

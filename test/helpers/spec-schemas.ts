@@ -3,6 +3,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { loadSpec, type OpenApiDocument } from '../../src/spec.ts'
+import { addTextKeyword } from '../../src/http/validation.ts'
 
 export type Json = Record<string, unknown>
 
@@ -21,6 +22,7 @@ const pointAtDefs = (schema: unknown) =>
 export function specSchemas(spec: OpenApiDocument = loadSpec()): SpecSchemas {
   const ajv = new Ajv2020({ strict: true, allErrors: true, keywords: ['xml', 'externalDocs'] })
   addFormats.default(ajv)
+  addTextKeyword(ajv)
   ajv.addSchema({ $id: 'spec', $defs: pointAtDefs(spec.components.schemas) })
   const compiled = new Map<string, ValidateFunction>()
   return {
