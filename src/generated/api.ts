@@ -617,8 +617,10 @@ export interface paths {
          *     `excerpt`, one is derived from the body. The body is rendered to `html` (see
          *     `Post.html`): a body whose HTML would pass 1 000 000 bytes is `400` on
          *     `/body/body`. Bodies wait for rendering in fair turns between users, weighted by
-         *     length, and a body of at most 10 000 characters never waits behind a longer one, so
-         *     one user's many long bodies delay only that user. While 8 bodies of the caller's render
+         *     their cost (their length, and two characters for each cell their tables can make:
+         *     a table fills every row out to its header's width), and a body costing at most
+         *     10 000 characters never waits behind a costlier one, so one user's many costly
+         *     bodies delay only that user. While 8 bodies of the caller's render
          *     already, or when the rendering queue is full and the caller's bodies hold as many of
          *     its places as anyone's (a body of the user holding the most waiting is refused to make
          *     room for another user's), the answer is `429 RATE_LIMITED` (`details` path `body`)

@@ -5,8 +5,8 @@
 // has queued so far, counted from the tag of the job last taken (the virtual time), and the job
 // with the smallest tag is taken next. An account that queued nothing lately starts at the virtual
 // time, so its job goes ahead of the backlog of an account that queued much: a flooder's eighth
-// body waits behind everybody else's first. Cost is the body's length, which the renderer's time
-// is linear in (see markdown.ts).
+// body waits behind everybody else's first. Cost is what the body's rendering is estimated to
+// take (render-cost.ts).
 //
 // Places are bounded. When they are all taken, a newcomer is admitted if some account holds more
 // places than the newcomer: that account's newest job is pushed out ("longest queue drop"), so an

@@ -8,11 +8,12 @@
 // let markup through that this list does not name: tags, attributes, URL schemes (after decoding
 // entities and stripping the control characters browsers ignore) and styles.
 //
-// Time and memory are linear in the body: markdown-it's block and inline parsers are linear on the
-// pathological inputs we know of (test/content/html/pathological.test.ts counts their work), its
-// nesting stops at 20 levels, tables autocomplete at most 65 536 cells, and the one construct whose
-// output grows faster than its input (a reference link used many times) is cut off by rendering
-// against HTML_MAX_LENGTH, token by token.
+// Time and memory are linear in the body, but for tables: markdown-it's block and inline parsers are
+// linear on the pathological inputs we know of (test/content/html/pathological.test.ts counts their
+// work), its nesting stops at 20 levels, a table fills its rows out to its header's width but to
+// at most 65 536 cells (so a short body can make many: render-cost.ts weighs them), and the one
+// construct whose output grows faster than its input (a reference link used many times) is cut
+// off by rendering against HTML_MAX_LENGTH, token by token.
 import MarkdownIt from 'markdown-it'
 import sanitizeHtml from 'sanitize-html'
 import { HTML_MAX_LENGTH, type RenderResult } from './limits.ts'

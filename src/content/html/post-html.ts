@@ -10,6 +10,7 @@ import { Piscina } from 'piscina'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../errors/api-error.ts'
 import { FairQueue } from './fair-queue.ts'
 import { HtmlTooLargeError, type RenderResult } from './limits.ts'
+import { renderCost } from './render-cost.ts'
 
 export { HTML_MAX_LENGTH, HtmlTooLargeError } from './limits.ts'
 
@@ -22,11 +23,12 @@ export { HTML_MAX_LENGTH, HtmlTooLargeError } from './limits.ts'
 export const RENDER_QUEUE_PLACES = 64
 
 /**
- * Bodies longer than this (characters) render in the large lane, the others in the small one. A
- * body's rendering time is linear in its length (markdown.ts), so the small lane's costliest render
- * is about a tenth of the large lane's, and a one-line post never waits behind a 100 000-character one.
+ * Bodies that cost more than this to render (render-cost.ts: their length, and their tables'
+ * cells) render in the large lane, the others in the small one: the small lane's costliest render
+ * is about a tenth of the large lane's, and a one-line post never waits behind a 100 000-character
+ * table, nor behind a short table a thousand columns wide.
  */
-export const LARGE_BODY_LENGTH = 10_000
+export const LARGE_RENDER_COST = 10_000
 
 /**
  * What the large lane's thread adds to the process's nice value (Linux): at 10 more it gets about a tenth
@@ -129,9 +131,9 @@ function makeLane(nice?: number) {
   }
   return {
     queue,
-    render: (account: string, body: string) =>
+    render: (account: string, body: string, cost: number) =>
       new Promise<RenderResult>((resolve, reject) => {
-        const admission = queue.add(account, body.length, { body, resolve, reject })
+        const admission = queue.add(account, cost, { body, resolve, reject })
         if (!admission.admitted) return reject(placesTaken())
         admission.pushedOut?.reject(placesTaken())
         next()
@@ -145,7 +147,7 @@ function makeLane(nice?: number) {
 
 export function makeHtmlRenderer() {
   // Two lanes, so that a small body never waits behind a large one already rendering; in each,
-  // accounts take fair turns weighted by length (fair-queue.ts).
+  // accounts take fair turns weighted by cost (fair-queue.ts, render-cost.ts).
   const small = makeLane()
   const large = makeLane(LARGE_LANE_NICE)
   let closing: Promise<void> | undefined
@@ -157,8 +159,9 @@ export function makeHtmlRenderer() {
       if (own >= RENDERS_PER_USER) throw ownRendersTaken()
       if (userId !== undefined) rendersOf.set(userId, own + 1)
       try {
-        const lane = body.length > LARGE_BODY_LENGTH ? large : small
-        const result = await lane.render(userId ?? BACKFILL, body)
+        const cost = renderCost(body)
+        const lane = cost > LARGE_RENDER_COST ? large : small
+        const result = await lane.render(userId ?? BACKFILL, body, cost)
         if ('tooLarge' in result) throw new HtmlTooLargeError()
         return result.html
       } finally {

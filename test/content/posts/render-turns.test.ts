@@ -1,12 +1,12 @@
 // Fair turns at the renderer over HTTP (issue 29's render flood), counted in answers, not timed:
 // when another user's post is answered, how many of the flooder's posts were answered before it.
 import t from 'tap'
-import { LARGE_BODY_LENGTH } from '../../../src/content/html/post-html.ts'
+import { LARGE_RENDER_COST } from '../../../src/content/html/post-html.ts'
 import { registerUser } from '../../helpers/accounts.ts'
 import { build } from '../../helpers/build.ts'
 
 /** The issue's table (`a|b` rows, two cells each), twice the large lane's threshold: tenths of a second of rendering. */
-const TABLE = 'a|b\n-|-\n' + 'a|b\n'.repeat((2 * LARGE_BODY_LENGTH) / 4)
+const TABLE = 'a|b\n-|-\n' + 'a|b\n'.repeat((2 * LARGE_RENDER_COST) / 4)
 
 t.test("another user's posts are rendered ahead of a flooder's backlog", async (t) => {
   const app = await build(t)
