@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { components } from '../generated/api.ts'
+import { HTML_MAX_LENGTH } from './html/limits.ts'
 import type { PostSelector } from './post-cache.ts'
 
 type PageMeta = components['schemas']['PageMeta']
@@ -69,11 +70,20 @@ const footprint = (listed: CachedList, moreBytes = 0) =>
   listed.bytes.length + moreBytes + (listed.postIds.length + listed.authorIds.length) * 100 + 512
 
 /**
- * What a listPosts page within a byte budget of `pageMaxBytes` takes in the list cache, at most:
- * its posts (a page of one post may exceed the budget: twice it is left for that), its paging and
- * its ids (see footprint).
+ * The most one post written now weighs in a listPosts page, as JSON in UTF-8: its html, body,
+ * title and excerpt at their longest (the spec's `Post`), at three bytes a character (UTF-8's most
+ * for one UTF-16 unit; a quote, backslash or line end escaped in JSON takes two), and 64 KiB for its
+ * other fields (ids, dates, ten categories, the thumbnail). Text stored before control characters
+ * were refused can weigh more (six bytes for `\u0001`); such a post's pages may not be kept.
  */
-export const listPageFootprintBound = (pageMaxBytes: number) => 2 * pageMaxBytes + 64 * 1024
+export const POST_JSON_MAX_BYTES = 3 * (HTML_MAX_LENGTH + 100_000 + 200 + 500) + 64 * 1024
+
+/**
+ * What a listPosts page within a byte budget of `pageMaxBytes` takes in the list cache, at most:
+ * its posts (within the budget, or one post alone that is larger, up to POST_JSON_MAX_BYTES), its
+ * paging and its ids (see footprint).
+ */
+export const listPageFootprintBound = (pageMaxBytes: number) => Math.max(pageMaxBytes, POST_JSON_MAX_BYTES) + 64 * 1024
 
 /** listPosts' public pages. */
 export const makeListCache = (options: ListCacheOptions) =>

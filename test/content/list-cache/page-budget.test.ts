@@ -44,3 +44,25 @@ t.test('heavy pages within the budget are loaded once each, then served from mem
   )
   t.ok(after.bytes > 2 * MIB, `${after.bytes} bytes of pages kept`)
 })
+
+t.test('a front page of one post as heavy as a post can be is loaded once, then served from memory', async (t) => {
+  const app = await build(t, await ownDatabase(t, {}))
+  const author = await registerUser(app)
+  // A link title of backslashes and line ends, used ten times: HTML just under HTML_MAX_LENGTH
+  // whose every character JSON writes as two bytes, and a body of the same: more than twice the
+  // page budget in one post.
+  const body = '[a]: /u "' + '\\\n'.repeat(49_940) + '"\n\n' + '[a] '.repeat(10)
+  await createPost(app, author, { status: 'published', title: 'Heavy', body })
+  const first = await app.inject({ method: 'GET', url: '/posts' })
+  t.equal(first.statusCode, 200)
+  t.equal(first.json().data.length, 1, 'one post on the page')
+  t.ok(first.rawPayload.length > 2 * MIB, `${first.rawPayload.length} bytes`)
+  const before = app.services.listCache.stats()
+  for (let read = 0; read < 3; read++) t.equal((await app.inject({ method: 'GET', url: '/posts' })).statusCode, 200)
+  const after = app.services.listCache.stats()
+  t.same(
+    { loads: after.misses - before.misses, hits: after.hits - before.hits },
+    { loads: 0, hits: 3 },
+    'three reads: no database page load after the first',
+  )
+})
