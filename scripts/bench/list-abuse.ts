@@ -15,12 +15,13 @@ export const RSS_GROWTH_TARGET_MIB = 100
 
 /**
  * The heaviest bodies, heaviest first: C0 control characters (six bytes each in JSON) as the issue
- * reproduced it, and once those are refused, double quotes (two bytes each in JSON, `&quot;` in
- * the HTML beside it). Both just under the body's 100 000 characters.
+ * reproduced it, and once those are refused, a link whose title is backslashes and line ends, used
+ * ten times (HTML just under its 1 000 000 characters, two bytes each in JSON: 2.2 MB a post).
  */
 const BODIES = {
   '"a" + "\\u0001" × 99989': 'a' + '\u0001'.repeat(99_989),
-  '"\\"" × 99990': '"'.repeat(99_990),
+  'a link title of backslash, line feed × 49940, used 10 times':
+    '[a]: /u "' + '\\\n'.repeat(49_940) + '"\n\n' + '[a] '.repeat(10),
 }
 
 export interface ListAbuseResult {
@@ -127,12 +128,15 @@ export const describeListAbuse = (result: ListAbuseResult) =>
       )}; RSS before ${result.before.rssMiB} MiB, peak ${result.peakRssMiB} MiB, after ${result.after.rssMiB} MiB`,
   ].join('\n')
 
+/** Within the budget, or one post alone (a page holds one at least, however heavy). */
+const withinBudget = (page: ListAbuseResult['frontPage']) =>
+  page.status === 200 && (page.bytes <= LIST_PAGE_BUDGET_BYTES + ENVELOPE_BYTES || page.items === 1)
+
 /** The target: both pages within the budget, every read answered 200, RSS growth under 100 MiB. */
 export const listAbuseMet = (result: ListAbuseResult) =>
-  result.frontPage.status === 200 &&
-  result.limit100.status === 200 &&
-  Math.max(result.frontPage.bytes, result.limit100.bytes) <= LIST_PAGE_BUDGET_BYTES + ENVELOPE_BYTES &&
+  withinBudget(result.frontPage) &&
+  withinBudget(result.limit100) &&
   Object.keys(result.answers).every((answer) => answer === '200') &&
   result.peakRssMiB - result.before.rssMiB < RSS_GROWTH_TARGET_MIB
 
-export const LIST_ABUSE_TARGET = `list pages <= ${LIST_PAGE_BUDGET_BYTES} bytes (+ envelope) and RSS growth < ${RSS_GROWTH_TARGET_MIB} MiB, ${READERS} anonymous readers after ${POSTS} heavy posts`
+export const LIST_ABUSE_TARGET = `list pages <= ${LIST_PAGE_BUDGET_BYTES} bytes (+ envelope) or one post alone, and RSS growth < ${RSS_GROWTH_TARGET_MIB} MiB, ${READERS} anonymous readers after ${POSTS} heavy posts`
