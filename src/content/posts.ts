@@ -332,7 +332,12 @@ export function makePostService({
         // published post took it meanwhile and the author did not send it now.
         const [was, is] = [current.status === 'published', status === 'published']
         const holder = { id, authorId: current.authorId, slug: current.slug }
-        if (was && !is) await write.slugs.release(id)
+        if (was && !is) {
+          // Under the author's lock, as every slug check is: a draft of theirs checking a slug
+          // between this release and this post's new status must not find it free of both.
+          await write.slugs.lockAuthor(current.authorId)
+          await write.slugs.release(id)
+        }
         if (!was && is)
           await settleSlug(write.slugs, holder, input.slug ?? current.slug, input.slug !== undefined, true)
         else if (input.slug !== undefined) await changeSlug(write.slugs, { ...holder, published: is }, input.slug)
