@@ -65,13 +65,13 @@ export function itemsWithin(items: readonly unknown[], maxBytes: number): number
 
 /**
  * Splits the `limit + 1` rows a query fetched into the page (as `toItem` makes each item, at most
- * `maxBytes` of them) and the cursor of the next one: after the last item the page holds, so the
- * next page starts with the first item this one left out.
+ * `maxBytes` of them) and the cursor of the next one, `cursorOf` its last row: after the last item
+ * the page holds, so the next page starts with the first item this one left out.
  */
-export function pageOf<T, U>(
+function cutPage<T, U>(
   rows: T[],
   limit: number,
-  position: (row: T) => Position,
+  cursorOf: (row: T) => string,
   toItem: (row: T) => U,
   maxBytes: number,
 ) {
@@ -80,9 +80,18 @@ export function pageOf<T, U>(
   const last = rows[count - 1]
   return {
     items: candidates.slice(0, count),
-    nextCursor: rows.length > count && last !== undefined ? encodeCursor(position(last)) : null,
+    nextCursor: rows.length > count && last !== undefined ? cursorOf(last) : null,
   }
 }
+
+/** A page of a list sorted by time and id (see cutPage). */
+export const pageOf = <T, U>(
+  rows: T[],
+  limit: number,
+  position: (row: T) => Position,
+  toItem: (row: T) => U,
+  maxBytes: number,
+) => cutPage(rows, limit, (row) => encodeCursor(position(row)), toItem, maxBytes)
 
 /**
  * Cursors for lists sorted by one unique string (categories by slug): base64url of the last key.
@@ -95,18 +104,11 @@ export function decodeKeyCursor(cursor: string | undefined, pattern: RegExp): st
   return key
 }
 
-export function keyPageOf<T, U>(
+/** A page of a list sorted by one unique string key (see cutPage). */
+export const keyPageOf = <T, U>(
   rows: T[],
   limit: number,
   key: (row: T) => string,
   toItem: (row: T) => U,
   maxBytes: number,
-) {
-  const candidates = rows.slice(0, limit).map(toItem)
-  const count = itemsWithin(candidates, maxBytes)
-  const last = rows[count - 1]
-  return {
-    items: candidates.slice(0, count),
-    nextCursor: rows.length > count && last !== undefined ? Buffer.from(key(last)).toString('base64url') : null,
-  }
-}
+) => cutPage(rows, limit, (row) => Buffer.from(key(row)).toString('base64url'), toItem, maxBytes)
