@@ -61,7 +61,7 @@ t.test('hostile titles, bodies, excerpts, author and category names round-trip t
   await prisma.$executeRaw`update categories set name = name || ${'\u0001'} where id = ${category.id}::uuid`
   const stored = (await app.inject({ method: 'GET', url: `/posts/${post.id}` })).json().data
   t.match(stored.title, /\uFFFE/, 'the API keeps what XML cannot carry')
-  t.match(stored.title, /\u0001/, 'and text stored before shows it too')
+  t.ok(stored.title.includes('\u0001'), 'and text stored before shows it too')
 
   const url = `/feed.atom?category=${category.slug}`
   const response = await app.inject({ method: 'GET', url })
