@@ -38,7 +38,8 @@ export function measureUntil(name: string, options: autocannon.Options, done: Pr
     const instance = autocannon({ ...options, duration: 3_600 }, (error, result) =>
       error ? reject(error) : resolve(figureOf(name, result)),
     )
-    void done.finally(() => instance.stop())
+    const stop = () => instance.stop()
+    done.then(stop, stop)
   })
 }
 
