@@ -27,6 +27,8 @@ export interface FigureSpec {
   paths: string[]
   work: Work
   connections?: number
+  /** Sent with every request (and with the check's): an admin's token, for instance. */
+  headers?: Record<string, string>
 }
 
 export interface PeerSide {
@@ -63,9 +65,9 @@ interface Answer {
   body: Buffer
 }
 
-function answerOf(url: string): Promise<Answer> {
+function answerOf(url: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    get(url, (response) => {
+    get(url, { headers }, (response) => {
       const chunks: Buffer[] = []
       response.on('data', (chunk: Buffer) => chunks.push(chunk))
       response.on('end', () =>
@@ -150,11 +152,18 @@ export function makeEqualWork(options: EqualWorkOptions) {
     const connections = spec.connections ?? options.connections
     const warm = await measure(`${name} (warm-up)`, {
       url,
+      headers: spec.headers,
       connections,
       duration: options.warmSeconds,
       ...spread(spec.paths),
     })
-    const figure = await measure(name, { url, connections, duration: options.duration, ...spread(spec.paths) })
+    const figure = await measure(name, {
+      url,
+      headers: spec.headers,
+      connections,
+      duration: options.duration,
+      ...spread(spec.paths),
+    })
     return { warm, figure }
   }
 
@@ -173,7 +182,7 @@ export function makeEqualWork(options: EqualWorkOptions) {
     const differences = peer ? await answerDifferences(peer, ours, spec.paths) : []
     if (!peer) {
       for (const path of new Set(spec.paths)) {
-        const answer = await answerOf(`${ours}${path}`)
+        const answer = await answerOf(`${ours}${path}`, spec.headers)
         if (answer.status !== 200) differences.push(`${path}: status ${answer.status}`)
       }
     }
