@@ -190,6 +190,18 @@ try {
   await Promise.all(counters.splice(0).map((counter) => counter.close()))
   console.log(`\nequal work (${kind}): the same answers on both sides; the service's reads of posts`)
   console.log(formatFairness(fairness))
+  if (pgPeer) {
+    // What the comparisons before equal work amounted to, from this run's figures: a cached page, or
+    // one id read by every connection at once with the cache off, against pages built in SQL.
+    console.log('\nunequal work, as compared before (for the record, no verdict):')
+    for (const [name, ours, peer] of [
+      ['listPosts first page, cached', cached.lists.first.ours, uncached.lists.first.peer],
+      ['listPosts behind a cursor, cached', cached.lists.cursor.ours, uncached.lists.cursor.peer],
+      ['listPosts one category, cached', cached.lists.category.ours, uncached.lists.category.peer],
+      ['getPost, cache off, one id', uncached.postMerged.ours, uncached.post.peer],
+    ] as const)
+      console.log(`  ${name.padEnd(36)} ${withRatio(ours, peer!).ratio!.toFixed(2)}× bare node:http + pg`)
+  }
   // Abuse, against the idle /ping of the same process.
   const idlePing = await measure('GET /ping (cache off, idle)', { url: `${server.url}/ping` })
   report(idlePing)
