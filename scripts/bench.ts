@@ -1,14 +1,19 @@
 // `npm run bench`: starts the service (embedded database, or PostgreSQL when DATABASE_URL is set,
 // in a database of its own that is dropped afterwards), seeds it over HTTP (60 posts of about 2 KB
 // in 5 categories) and measures with autocannon in one run, each read figure right after its bare
-// peer (scripts/bench/peer-server.ts):
-// - GET /ping, getPost cached and getFeed cached, against a bare node:http server sending the very
-//   bytes our server sent for them;
-// - listPosts (first page, a page behind a cursor, a category) and getPost with the cache off,
-//   against a bare node:http + pg server answering each with one SQL query (PostgreSQL only);
-//   getFeed with the cache off, against getFeed cached;
+// peer (scripts/bench/peer-server.ts), both sides doing the same work and shown to
+// (scripts/bench/equal-work.ts, scripts/bench/read-figures.ts): the same sequence of paths, spread
+// so that no two concurrent requests ask for the same thing, the same warm-up before each side,
+// the same answers, and on PostgreSQL the service's reads of posts counted during each figure:
+// - GET /ping, getPost, getFeed and listPosts (first pages, pages behind a cursor, a category's
+//   pages), cached, against a bare node:http server sending the very bytes our server sent for
+//   them, with the same framing;
+// - getPost and listPosts with the caches off, against a bare node:http + pg server answering
+//   each with one SQL query (PostgreSQL only; it reads a copy of the service's database); getFeed
+//   with the cache off, against getFeed cached; one id and one list URL from every connection with
+//   the caches off (what merging concurrent loads gives), against the spread figures;
 // - the server's RSS and heap idle after start-up, at peak under the read load, and after it;
-// - getPostBySlug on getPost's post, cached and with the cache off, against getPost's figures;
+// - getPostBySlug, cached and with the cache off, against getPost's figures;
 // - login, and getPost and /ping while logins run; then /ping under abuse (hostile uploads and
 //   pathological bodies, scripts/bench/abuse.ts) with the server's memory before, during and after;
 // - an innocent user's createPost while three accounts flood the renderer with 100 000-character
@@ -17,18 +22,19 @@
 // - the list pages after one account published 100 heavy posts, their bytes and the server's
 //   RSS while ten anonymous readers read them (scripts/bench/list-abuse.ts);
 // - webhook delivery latency (event to receiver) p50 and p99, and getPost cached while a burst of
-//   1,000 events is made and delivered, against its figure idle and during the same writes with
-//   the endpoint paused; and the server's CPU time per comment write, with no reads (scripts/bench/webhooks.ts).
+//   1,000 events is made and delivered (reads measured over the burst, from its first write to its
+//   last event), against its figure idle and during the same writes with the endpoint paused; and
+//   the server's CPU time per comment write, with no reads (scripts/bench/webhooks.ts).
 // Results are printed and written to bench-results/.
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { isDeepStrictEqual } from 'node:util'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { measureAbuse, prepareAttacks } from './bench/abuse.ts'
 import { describeListAbuse, LIST_ABUSE_TARGET, listAbuseMet, measureListAbuse } from './bench/list-abuse.ts'
 import { scratchDatabase } from './bench/database.ts'
-import { formatFigure, measure as measureWith, withRatio, type Figure } from './bench/measure.ts'
+import { formatFairness, makeEqualWork, type Compared, type Fairness } from './bench/equal-work.ts'
+import { formatFigure, measure as measureWith, measureUntil, withRatio, type Figure } from './bench/measure.ts'
 import { readMemory, watchPeakRss, type Memory } from './bench/memory.ts'
 import {
   FLOOD_BODIES,
@@ -37,13 +43,19 @@ import {
   type FloodBody,
   type RenderFloodResult,
 } from './bench/render-flood.ts'
-import { captureAnswer, startPeer, type Peer } from './bench/peers.ts'
+import { startPeer, type Peer } from './bench/peers.ts'
+import { cachedFigures, readPaths, startBytesPeer, uncachedFigures } from './bench/read-figures.ts'
 import { BENCH_ADMIN, seed } from './bench/seed.ts'
 import { startServer, type RunningServer } from './bench/server.ts'
+import { openSqlCounter, type SqlCounter } from './bench/sql-count.ts'
 import { measureWebhooks } from './bench/webhooks.ts'
 
 const DURATION = Number(process.env.BENCH_DURATION_SECONDS ?? 10)
+/** The warm-up run before each side of a compared figure, the same on both. */
+const WARM_SECONDS = Math.min(2, DURATION)
 const CONNECTIONS = 20
+/** Distinct paths in each spread list figure: twice the connections, so no two at once are alike. */
+const SPREAD = 2 * CONNECTIONS
 const LOGINS_AT_ONCE = 20
 const POSTS = 60
 /** The server's pool size (DATABASE_POOL_MAX's default), given to the pg peer too. */
@@ -84,20 +96,22 @@ const report = (figure: Figure) => {
   console.log(formatFigure(figure))
 }
 
-/** The peer's figure, then ours on the same path; ours carries the ratio to the peer's. */
-async function versusPeer(name: string, peer: Peer, ours: RunningServer, path: string) {
-  const peerFigure = await measure(`  bare peer`, { url: `${peer.url}${path}` })
-  const ourFigure = withRatio(await measure(name, { url: `${ours.url}${path}` }), peerFigure)
-  report(peerFigure)
-  report(ourFigure)
-  return { peer: peerFigure, ours: ourFigure }
+/** A compared figure: its peer's figure first, when it has one. */
+function reportCompared(compared: Compared) {
+  if (compared.peer) report(compared.peer)
+  report(compared.ours)
 }
-
-const dataOf = async (url: string) => ((await (await fetch(url)).json()) as { data: unknown; meta: unknown }).data
-const pageOf = async (url: string) =>
-  ((await (await fetch(url)).json()) as { meta: { page: { nextCursor: string | null } } }).meta.page
+const fairness: Fairness[] = []
 
 const peers: Peer[] = []
+const counters: SqlCounter[] = []
+/** On PostgreSQL: the service's reads, counted in its database's statistics. */
+const counterFor = async (databaseUrl: string | undefined) => {
+  if (databaseUrl === undefined) return undefined
+  const counter = await openSqlCounter(databaseUrl, POOL_MAX)
+  counters.push(counter)
+  return counter
+}
 let server: RunningServer | undefined
 try {
   console.log(
@@ -107,58 +121,21 @@ try {
   await untilIdle()
   const idle = await readMemory(server.child.pid!, server.url)
   const data = await seed(server.url, POSTS)
-  const postPath = `/posts/${data.postIds[POSTS / 2]}`
-  const slugPath = `/posts/by-slug/${((await dataOf(`${server.url}${postPath}`)) as { slug: string }).slug}`
-  const listPath = '/posts?limit=20'
-  const cursorPath = `/posts?limit=20&cursor=${(await pageOf(`${server.url}${listPath}`)).nextCursor}`
-  const categoryPath = `/posts?limit=20&category=${data.categorySlugs[2]}`
-  const feedPath = '/feed.atom'
-  await fetch(`${server.url}${postPath}`) // into the cache
-  await fetch(`${server.url}${feedPath}`)
-  const bytesPeer = await startPeer({
-    fixed: {
-      '/ping': await captureAnswer(`${server.url}/ping`),
-      [postPath]: await captureAnswer(`${server.url}${postPath}`),
-      // About 55 KB: with the others, PEER_FIXED stays under the 128 KiB one environment variable may hold.
-      [feedPath]: await captureAnswer(`${server.url}${feedPath}`),
-    },
-  })
+  const paths = await readPaths(server.url, data, SPREAD)
+  // The post the single-URL figures (logins, webhooks) read.
+  const postPath = paths.posts[POSTS / 2]!
+  const bytesPeer = await startBytesPeer(server.url, paths)
   peers.push(bytesPeer)
-  const pgPeer =
-    kind === 'postgres' ? await startPeer({ databaseUrl: database.env.DATABASE_URL!, poolMax: POOL_MAX }) : null
-  if (pgPeer) peers.push(pgPeer)
-  if (pgPeer) {
-    // The peer must do the same work: the same posts, to the field.
-    for (const path of [listPath, cursorPath, categoryPath, postPath]) {
-      const same = isDeepStrictEqual(await dataOf(`${pgPeer.url}${path}`), await dataOf(`${server.url}${path}`))
-      if (!same) throw new Error(`the pg peer's answer to ${path} differs from the server's`)
-    }
-  }
+  const equalWork = (counter: SqlCounter | undefined) =>
+    makeEqualWork({ duration: DURATION, warmSeconds: WARM_SECONDS, connections: CONNECTIONS, counter })
+  const cachedWork = equalWork(await counterFor(database.env.DATABASE_URL))
 
-  await autocannon({ url: `${server.url}/ping`, duration: 2, connections: CONNECTIONS }) // warm-up
   const readLoad = watchPeakRss(server.child.pid!)
-  const ping = await versusPeer('GET /ping', bytesPeer, server, '/ping')
-  const cached = await versusPeer('getPost, cached', bytesPeer, server, postPath)
-  // Cached too, but each read checks the lists' generation (one one-row query), as listPosts does.
-  const feed = await versusPeer('getFeed, cached', bytesPeer, server, feedPath)
-  await fetch(`${server.url}${slugPath}`) // its slug into the slug map
-  const bySlugCached = withRatio(
-    await measure('getPostBySlug, cached', { url: `${server.url}${slugPath}` }),
-    cached.ours,
-  )
-  report(bySlugCached)
-  const lists = pgPeer
-    ? {
-        first: await versusPeer('listPosts, first page', pgPeer, server, listPath),
-        cursor: await versusPeer('listPosts, behind a cursor', pgPeer, server, cursorPath),
-        category: await versusPeer('listPosts, one category', pgPeer, server, categoryPath),
-      }
-    : {
-        first: { ours: await measure('listPosts, first page', { url: `${server.url}${listPath}` }) },
-        cursor: { ours: await measure('listPosts, behind a cursor', { url: `${server.url}${cursorPath}` }) },
-        category: { ours: await measure('listPosts, one category', { url: `${server.url}${categoryPath}` }) },
-      }
-  if (!pgPeer) for (const figure of Object.values(lists)) report(figure.ours)
+  const cached = await cachedFigures(cachedWork, server.url, bytesPeer, paths, CONNECTIONS)
+  for (const compared of [cached.ping, cached.post, cached.bySlug, cached.feed, ...Object.values(cached.lists)])
+    reportCompared(compared)
+  fairness.push(...cachedWork.fairness)
+  const ping = cached.ping
   const peakUnderReads = readLoad.stop()
   await settle()
   const afterReads = await readMemory(server.child.pid!, server.url)
@@ -187,21 +164,44 @@ try {
   ])
   report(withRatio(pingDuringLogins, ping.ours))
   await drainLogins()
+  await Promise.all(counters.splice(0).map((counter) => counter.close()))
   await server.stop()
 
+  // The pg peer reads a copy of the database as seeded, made while nothing is connected to it, so
+  // that the original's statistics count the service's reads alone.
+  const pgPeer = database.copy ? await startPeer({ databaseUrl: await database.copy(), poolMax: POOL_MAX }) : null
+  if (pgPeer) peers.push(pgPeer)
+  // POST_CACHE_MAX_ENTRIES=0 turns off the post, slug, list and feed caches (src/services.ts).
   server = await startServer({ ...env, POST_CACHE_MAX_ENTRIES: '0' })
-  await autocannon({ url: `${server.url}/ping`, duration: 2, connections: CONNECTIONS })
-  const uncached = pgPeer
-    ? await versusPeer('getPost, cache off', pgPeer, server, postPath)
-    : { ours: await measure('getPost, cache off', { url: `${server.url}${postPath}` }) }
-  if (!pgPeer) report(uncached.ours)
-  const feedUncached = withRatio(await measure('getFeed, cache off', { url: `${server.url}${feedPath}` }), feed.ours)
-  report(feedUncached)
-  const bySlugUncached = withRatio(
-    await measure('getPostBySlug, cache off', { url: `${server.url}${slugPath}` }),
-    uncached.ours,
-  )
-  report(bySlugUncached)
+  const uncachedWork = equalWork(await counterFor(database.env.DATABASE_URL))
+  const uncached = await uncachedFigures(uncachedWork, server.url, pgPeer, paths, CONNECTIONS, {
+    feed: cached.feed.ours,
+  })
+  for (const compared of [
+    uncached.post,
+    uncached.postMerged,
+    ...Object.values(uncached.lists),
+    uncached.firstMerged,
+    uncached.feed,
+    uncached.bySlug,
+  ])
+    reportCompared(compared)
+  fairness.push(...uncachedWork.fairness)
+  await Promise.all(counters.splice(0).map((counter) => counter.close()))
+  console.log(`\nequal work (${kind}): the same answers on both sides; the service's reads of posts`)
+  console.log(formatFairness(fairness))
+  if (pgPeer) {
+    // What the comparisons before equal work amounted to, from this run's figures: a cached page, or
+    // one id read by every connection at once with the cache off, against pages built in SQL.
+    console.log('\nunequal work, as compared before (for the record, no verdict):')
+    for (const [name, ours, peer] of [
+      ['listPosts first page, cached', cached.lists.first.ours, uncached.lists.first.peer],
+      ['listPosts behind a cursor, cached', cached.lists.cursor.ours, uncached.lists.cursor.peer],
+      ['listPosts one category, cached', cached.lists.category.ours, uncached.lists.category.peer],
+      ['getPost, cache off, one id', uncached.postMerged.ours, uncached.post.peer],
+    ] as const)
+      console.log(`  ${name.padEnd(36)} ${withRatio(ours, peer!).ratio!.toFixed(2)}× bare node:http + pg`)
+  }
   // Abuse, against the idle /ping of the same process.
   const idlePing = await measure('GET /ping (cache off, idle)', { url: `${server.url}/ping` })
   report(idlePing)
@@ -257,7 +257,10 @@ try {
     adminToken: await tokenOf(BENCH_ADMIN.ADMIN_EMAIL, BENCH_ADMIN.ADMIN_PASSWORD),
     userToken: await tokenOf(data.email, data.password),
     commentPostId: data.postIds[0]!,
-    measureReads: (name) => measure(name, { url: `${serverUrl}${postPath}` }),
+    measureReads: (name, until) =>
+      until
+        ? measureUntil(name, { url: `${serverUrl}${postPath}`, connections: CONNECTIONS }, until)
+        : measure(name, { url: `${serverUrl}${postPath}` }),
   })
   const burstRatio = withRatio(webhooks.burst.during, webhooks.burst.idle)
   report(webhooks.burst.idle)
@@ -275,35 +278,61 @@ try {
   await server.stop()
 
   // A target is met only by runs in which every request got a 2xx: fast 4xx/5xx or dropped
-  // connections would flatter the figure. A ratio also counts its peer's run.
-  type Pair = { peer?: Figure; ours: Figure }
-  const checked = (runs: (Figure | undefined)[], ok: boolean) => ({
+  // connections would flatter the figure. A ratio also counts its peer's run. A compared figure
+  // meets its target only if it did the same work as what it is compared with (equal-work.ts).
+  const checked = (runs: (Figure | undefined)[], ok: boolean, compared: Compared[] = []) => ({
     runs: runs.filter((run) => run !== undefined),
-    met: ok && runs.every((run) => run === undefined || run.non2xx + run.errors === 0),
+    met:
+      ok &&
+      runs.every((run) => run === undefined || run.non2xx + run.errors === 0) &&
+      compared.every((figure) => figure.fairness.problems.length === 0),
   })
-  const againstPeer = (pair: Pair, ratio: number, p99Factor?: number) =>
+  const againstPeer = (pair: Compared, ratio: number, p99Factor?: number) =>
     pair.peer === undefined
       ? null
       : checked(
           [pair.peer, pair.ours],
           pair.ours.ratio! >= ratio && (p99Factor === undefined || pair.ours.p99Ms < p99Factor * pair.peer.p99Ms),
+          [pair],
         )
   const postgres = kind === 'postgres'
   const verdicts = {
+    'every compared figure did equal work (same answers; reads of posts as claimed)': {
+      runs: [],
+      met: fairness.every((check) => check.problems.length === 0),
+    },
     'GET /ping >= 0.7 x bare node:http': againstPeer(ping, 0.7),
-    'getPost cached >= 0.6 x bare node:http': againstPeer(cached, 0.6),
+    'getPost cached >= 0.6 x bare node:http': againstPeer(cached.post, 0.6),
     // A cached feed costs a generation read (as a cached list page does), an uncached one a list
     // query and the rendering: the cache must pay for itself, measured in one run.
     'getFeed cached >= 1.5 x getFeed cache off': checked(
-      [feed.ours, feedUncached],
-      feed.ours.requestsPerSecond >= 1.5 * feedUncached.requestsPerSecond,
+      [cached.feed.ours, uncached.feed.ours],
+      cached.feed.ours.requestsPerSecond >= 1.5 * uncached.feed.ours.requestsPerSecond,
+      [cached.feed, uncached.feed],
     ),
     // The same cache behind a slug → id map: as fast, within the noise of two runs on two cores.
-    'getPostBySlug cached >= 0.9 x getPost cached': checked([bySlugCached, cached.ours], bySlugCached.ratio! >= 0.9),
-    'listPosts first page >= 0.6 x bare node:http + pg, p99 < 2 x its': againstPeer(lists.first, 0.6, 2),
-    'listPosts behind a cursor >= 0.6 x bare node:http + pg, p99 < 2 x its': againstPeer(lists.cursor, 0.6, 2),
-    'listPosts one category >= 0.6 x bare node:http + pg, p99 < 2 x its': againstPeer(lists.category, 0.6, 2),
-    'getPost cache off >= 1 x bare node:http + pg': againstPeer(uncached, 1),
+    'getPostBySlug cached >= 0.9 x getPost cached': checked(
+      [cached.bySlug.ours, cached.post.ours],
+      cached.bySlug.ours.ratio! >= 0.9,
+      [cached.bySlug, cached.post],
+    ),
+    // Issue 17's list targets, on the equal-work figures: pages built from the database on both sides.
+    'listPosts first page, cache off >= 0.6 x bare node:http + pg, p99 < 2 x its': againstPeer(
+      uncached.lists.first,
+      0.6,
+      2,
+    ),
+    'listPosts behind a cursor, cache off >= 0.6 x bare node:http + pg, p99 < 2 x its': againstPeer(
+      uncached.lists.cursor,
+      0.6,
+      2,
+    ),
+    'listPosts one category, cache off >= 0.6 x bare node:http + pg, p99 < 2 x its': againstPeer(
+      uncached.lists.category,
+      0.6,
+      2,
+    ),
+    'getPost cache off >= 1 x bare node:http + pg': againstPeer(uncached.post, 1),
     [`server RSS idle <= ${postgres ? 200 : 450} MiB`]: { runs: [], met: idle.rssMiB <= (postgres ? 200 : 450) },
     [`server peak RSS under the read load <= ${postgres ? 300 : 450} MiB`]: {
       runs: [],
@@ -366,6 +395,7 @@ try {
         renderFloods,
         listAbuse,
         webhooks,
+        fairness,
         targets,
       },
       null,

@@ -10,6 +10,12 @@ export interface ScratchDatabase {
   kind: 'embedded' | 'postgres'
   /** The variables that point the service at it. */
   env: Record<string, string>
+  /**
+   * PostgreSQL: a copy of the database as it is now, for the pg peer, so that PostgreSQL's
+   * statistics on the original count the service's statements alone. Nothing may be connected to
+   * the original meanwhile. Dropped with it.
+   */
+  copy?(): Promise<string>
   drop(): Promise<void>
 }
 
@@ -23,7 +29,14 @@ export async function scratchPostgres(given: string): Promise<ScratchDatabase> {
   return {
     kind: 'postgres',
     env: { DATABASE_URL: url.href, JWT_SECRET: randomBytes(32).toString('base64url') },
+    async copy() {
+      await admin.query(`create database ${name}_peer template ${name}`)
+      const copy = new URL(url)
+      copy.pathname = `/${name}_peer`
+      return copy.href
+    },
     async drop() {
+      await admin.query(`drop database if exists ${name}_peer with (force)`)
       await admin.query(`drop database if exists ${name} with (force)`)
       await admin.end()
     },

@@ -2,13 +2,15 @@
 // machine, and node:http with one `pg` query per request. Every figure of `npm run bench` is a
 // ratio to one of them, measured in the same run.
 //
-// - Fixed answers (PEER_FIXED, JSON: path → status, headers, base64 body): the exact bytes our
-//   server sent for that path, sent again with no work at all.
+// - Fixed answers (PEER_FIXED_FILE, a JSON file: path → status, headers, base64 body): the exact
+//   bytes our server sent for that path, sent again with no work at all, framed as our server
+//   frames them (`content-length`, not chunked).
 // - With PEER_DATABASE_URL: GET /posts?limit&cursor&category (a category slug) and GET /posts/{id},
 //   each answered with one SQL statement that builds the whole page or post as JSON, in the
 //   service's envelope. No validation, no hooks, no cache: the floor of what reading costs.
 //
 // Prints `{"port": N}` on stdout once listening.
+import { readFileSync } from 'node:fs'
 import { createServer, type ServerResponse } from 'node:http'
 import pg from 'pg'
 import { decodeCursor, encodeCursor } from '../../src/cursor.ts'
@@ -20,10 +22,15 @@ interface FixedAnswer {
 }
 
 const fixed = new Map(
-  Object.entries(JSON.parse(process.env.PEER_FIXED ?? '{}') as Record<string, FixedAnswer>).map(([path, answer]) => [
-    path,
-    { ...answer, body: Buffer.from(answer.body, 'base64') },
-  ]),
+  Object.entries(
+    (process.env.PEER_FIXED_FILE ? JSON.parse(readFileSync(process.env.PEER_FIXED_FILE, 'utf8')) : {}) as Record<
+      string,
+      FixedAnswer
+    >,
+  ).map(([path, answer]) => {
+    const body = Buffer.from(answer.body, 'base64')
+    return [path, { status: answer.status, headers: { ...answer.headers, 'content-length': body.length }, body }]
+  }),
 )
 
 const pool =
@@ -72,8 +79,9 @@ const LIST_SQL = `
 const POST_SQL = `select ${POST_JSON}::text as data from posts p join users u on u.id = p.author_id where p.id = $1::uuid`
 
 function send(response: ServerResponse, status: number, body: string) {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' })
-  response.end(body)
+  const bytes = Buffer.from(body)
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': bytes.length })
+  response.end(bytes)
 }
 
 async function list(query: URLSearchParams) {

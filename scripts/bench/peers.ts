@@ -1,7 +1,10 @@
 // Starts the bare peers (scripts/bench/peer-server.ts) and captures the answers they replay.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { get } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 
 export interface FixedAnswer {
@@ -43,10 +46,14 @@ export async function startPeer(options: {
   databaseUrl?: string
   poolMax?: number
 }): Promise<Peer> {
+  // In a file: the answers of a whole spread of pages are larger than an environment variable may be.
+  const folder = mkdtempSync(join(tmpdir(), 'blog-bench-peer-'))
+  const fixedFile = join(folder, 'fixed.json')
+  writeFileSync(fixedFile, JSON.stringify(options.fixed ?? {}))
   const child = spawn(process.execPath, ['--import=tsx', 'scripts/bench/peer-server.ts'], {
     env: {
       ...process.env,
-      PEER_FIXED: JSON.stringify(options.fixed ?? {}),
+      PEER_FIXED_FILE: fixedFile,
       ...(options.databaseUrl ? { PEER_DATABASE_URL: options.databaseUrl } : {}),
       PEER_POOL_MAX: String(options.poolMax ?? 10),
     },
@@ -58,6 +65,7 @@ export async function startPeer(options: {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid!,
     async stop() {
+      rmSync(folder, { recursive: true, force: true })
       if (child.exitCode !== null) return
       const exited = once(child, 'exit')
       child.kill('SIGKILL')

@@ -35,8 +35,8 @@ interface Clients {
   userToken: string
   /** The post the events' comments go to: not the one whose reads are measured. */
   commentPostId: string
-  /** Measures reads of the cached post for the bench's duration. */
-  measureReads(name: string): Promise<Figure>
+  /** Measures reads of the cached post until `until` settles, or for the bench's duration. */
+  measureReads(name: string, until?: Promise<unknown>): Promise<Figure>
 }
 
 const LATENCY_EVENTS = 200
@@ -153,19 +153,23 @@ export async function measureWebhooks(clients: Clients): Promise<WebhookFigures>
       perSecond: Math.round((BURST_EVENTS * 1000) / (Date.now() - writesStarted)),
       serverCpuMsPerWrite: Math.round(((cpuMs(clients.serverPid) - cpuBefore) / BURST_EVENTS) * 100) / 100,
     }
+    // Reads over the burst itself: from its first write to its last write (paused), or to its
+    // last event's arrival (delivered).
+    const writesDone = burstOfComments(LATENCY_EVENTS + BURST_EVENTS)
     const [writesOnly] = await Promise.all([
-      clients.measureReads(`getPost, cached, ${BURST_EVENTS} comments, paused`),
-      burstOfComments(LATENCY_EVENTS + BURST_EVENTS),
+      clients.measureReads(`getPost, cached, ${BURST_EVENTS} comments, paused`, writesDone),
+      writesDone,
     ])
     await setActive(true)
     const started = Date.now()
+    const delivered = (async () => {
+      await burstOfComments(LATENCY_EVENTS)
+      await receiver.until(LATENCY_EVENTS + BURST_EVENTS, 120_000)
+      return Date.now() - started
+    })()
     const [during, deliveredInMs] = await Promise.all([
-      clients.measureReads(`getPost, cached, ${BURST_EVENTS} webhook events`),
-      (async () => {
-        await burstOfComments(LATENCY_EVENTS)
-        await receiver.until(LATENCY_EVENTS + BURST_EVENTS, 120_000)
-        return Date.now() - started
-      })(),
+      clients.measureReads(`getPost, cached, ${BURST_EVENTS} webhook events`, delivered),
+      delivered,
     ])
     return { latency, burst: { events: BURST_EVENTS, deliveredInMs, idle, writes, writesOnly, during } }
   } finally {
