@@ -9,7 +9,7 @@ import { build, usingPostgres } from './helpers/build.ts'
 import { login, registerAdmin, registerUser, uniqueEmail, type Account } from './helpers/accounts.ts'
 import { eventually, keysOf, solidImage, uploadThumbnail } from './helpers/images.ts'
 import { createScratchDatabase } from './helpers/postgres.ts'
-import { createPost, publicationJobsOf } from './helpers/posts.ts'
+import { createPost, makeDue, publicationJobsOf } from './helpers/posts.ts'
 import { startSmtpServer } from './helpers/smtp.ts'
 import { WELCOME_EMAIL_QUEUE } from '../src/jobs/welcome-email.ts'
 
@@ -59,9 +59,10 @@ t.test('a scheduled post is published once, by one of the two instances', { skip
   const author = await registerUser(one)
   const post = await createPost(one, author, {
     status: 'scheduled',
-    publishedAt: new Date(Date.now() + 3000).toISOString(),
+    publishedAt: new Date(Date.now() + 3_600_000).toISOString(),
   })
   t.equal(post.status, 'scheduled')
+  await makeDue(one, post.id)
   const allCompleted = async () => {
     const jobs = await publicationJobsOf(one, post.id)
     return jobs.length > 0 && jobs.every((job) => job.state === 'completed')

@@ -3,7 +3,8 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs'
-import { request } from 'node:http'
+import { request, type ClientRequest } from 'node:http'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -56,8 +57,17 @@ t.test('a request in flight when SIGTERM arrives is still answered', async (t) =
   const server = await startServer(env)
   const body = JSON.stringify({ email: 'reader@example.com', password: 'correct horse battery' })
   const { port } = new URL(server.url)
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(
+  const logged = (msg: string) => server.logs.some((entry) => entry.msg === msg)
+  /** Whether a new connection is refused: the listener is closed (or the process gone). */
+  const refused = () =>
+    new Promise<boolean>((resolve) => {
+      const probe = connect(Number(port), '127.0.0.1')
+      probe.once('connect', () => (probe.destroy(), resolve(false)))
+      probe.once('error', () => resolve(true))
+    })
+  let req!: ClientRequest
+  const answer = new Promise<{ status: number; body: string } | { error: string }>((resolve) => {
+    req = request(
       {
         host: '127.0.0.1',
         port,
@@ -71,17 +81,25 @@ t.test('a request in flight when SIGTERM arrives is still answered', async (t) =
         res.on('end', () => resolve({ status: res.statusCode!, body: text }))
       },
     )
-    req.on('error', reject)
-    // Half the body now, SIGTERM, the rest after: the request was accepted before the signal.
-    req.write(body.slice(0, 10))
-    setTimeout(() => {
-      server.child.kill('SIGTERM')
-      setTimeout(() => req.end(body.slice(10)), 300)
-    }, 100)
+    req.on('error', (error) => resolve({ error: error.message }))
   })
+  // Half the body, until the server has the request; then SIGTERM, and the rest only once the close
+  // has begun: the process says it shuts down, and its listener refuses new connections.
+  req.write(body.slice(0, 10))
+  t.ok(
+    await eventually(async () => logged('incoming request'), 30_000, 20),
+    'the server has the request before the signal',
+  )
+  server.child.kill('SIGTERM')
+  t.ok(await eventually(async () => logged('shutting down'), 30_000, 20), 'the shutdown has begun')
+  t.ok(await eventually(refused, 30_000, 20), 'the listener is closed')
+  req.end(body.slice(10))
   const response = await answer
-  t.not(response.status, 503, 'not refused as closing')
-  t.match(JSON.parse(response.body), { meta: { requestId: String } }, 'answered in the envelope')
+  t.notOk('error' in response && response.error, 'the request in flight was not cut off')
+  if ('status' in response) {
+    t.not(response.status, 503, 'not refused as closing')
+    t.match(JSON.parse(response.body), { meta: { requestId: String } }, 'answered in the envelope')
+  }
   t.equal(await server.exit, 0)
 })
 

@@ -159,6 +159,11 @@ export function workConcurrently<T extends object>(
       clearTimeout(timer)
       await looking
       if (inHand === 0) return
+      // Says why the shutdown is waiting (and lets a test see that it is).
+      log.info(
+        { queue, jobIds: [...running].map((job) => job.id), inHand, timeoutMs },
+        'waiting for the jobs in hand before shutting down',
+      )
       let timeout: NodeJS.Timeout | undefined
       await new Promise<void>((resolve) => {
         whenEmptyHanded.add(resolve)

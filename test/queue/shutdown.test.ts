@@ -3,6 +3,7 @@
 // and sent again by a retry after the restart. It waits up to the shutdown timeout: a job still
 // running then is failed, so that it is retried after its retry delay rather than once it expires,
 // and the process exits 0.
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { connect, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -16,6 +17,9 @@ import { eventually } from '../helpers/images.ts'
 import { createScratchDatabase } from '../helpers/postgres.ts'
 import { startServer } from '../helpers/server-process.ts'
 import { startSmtpServer } from '../helpers/smtp.ts'
+
+/** Whether the process has ended, by itself or by a signal. */
+const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null
 
 /** A server on a database of its own, with a welcome mail held mid-send by the mail server. */
 async function serverWithMailHeld(t: Test, env: Record<string, string> = {}) {
@@ -51,19 +55,33 @@ async function serverWithMailHeld(t: Test, env: Record<string, string> = {}) {
       select state::text, retry_count, output->>'message' as reason
       from pgboss.job where name = ${WELCOME_EMAIL_QUEUE} and id::text = ${userId}`
   }
-  return { server, smtp, email, job }
+  return { server, smtp, email, job, userId }
 }
 
 t.test('SIGTERM lets the welcome mail being sent finish: delivered once, job completed, exit 0', async (t) => {
-  const { server, smtp, email, job } = await serverWithMailHeld(t)
+  // A shutdown timeout far longer than the test waits: only the job's end lets the process go.
+  const { server, smtp, email, job, userId } = await serverWithMailHeld(t, { SHUTDOWN_TIMEOUT_MS: '60000' })
   server.child.kill('SIGTERM')
-  // Time for the shutdown to close the listener and reach the queue, which must wait for the job.
-  await new Promise((resolve) => setTimeout(resolve, 1500))
-  t.equal(server.child.exitCode, null, 'still running while its job is mid-send')
+  // The shutdown reaches the welcome worker, which says it waits for the job it holds; a process
+  // that did not wait would exit instead (and never say it), so the wait ends either way.
+  const waitingForJob = () =>
+    server.logs.some(
+      (entry) =>
+        entry.msg === 'waiting for the jobs in hand before shutting down' &&
+        entry.queue === WELCOME_EMAIL_QUEUE &&
+        Array.isArray(entry.jobIds) &&
+        entry.jobIds.includes(userId),
+    )
+  t.ok(
+    await eventually(async () => exited(server.child) || waitingForJob(), 30_000, 20),
+    'the process exits or says it waits for the job',
+  )
   t.ok(
     server.logs.some((entry) => entry.msg === 'shutting down'),
     'the shutdown has begun',
   )
+  t.ok(waitingForJob(), 'the shutdown waits for the welcome job mid-send')
+  t.notOk(exited(server.child), 'still running while its job is mid-send')
   smtp.release()
   t.equal(await server.exit, 0, 'exits 0 once the job is done')
   t.equal(smtp.mailsTo(email).length, 1, 'the mail was delivered, once')

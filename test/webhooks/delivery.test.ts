@@ -9,7 +9,7 @@ import { build, usingPostgres } from '../helpers/build.ts'
 import { createComment } from '../helpers/content.ts'
 import { eventually, solidImage, uploadThumbnail } from '../helpers/images.ts'
 import { createScratchDatabase } from '../helpers/postgres.ts'
-import { createPost } from '../helpers/posts.ts'
+import { createPost, makeDue } from '../helpers/posts.ts'
 import { startReceiver, type Received } from '../helpers/webhook-receiver.ts'
 import { createWebhook, deliveriesOf } from '../helpers/webhooks.ts'
 
@@ -102,8 +102,9 @@ t.test('each of the five events, with data as the API reads the resource', async
   t.equal(patched.statusCode, 200)
   const scheduled = await createPost(server, user, {
     status: 'scheduled',
-    publishedAt: new Date(Date.now() + 1500).toISOString(),
+    publishedAt: new Date(Date.now() + 3_600_000).toISOString(),
   })
+  await makeDue(server, scheduled.id)
   t.equal((await server.inject({ method: 'DELETE', url: `/posts/${post.id}`, headers: user.auth })).statusCode, 204)
   t.ok(await eventually(async () => receiver.received.length >= 6), 'six deliveries')
   const byType = new Map(receiver.events().map((event) => [`${event.type}:${event.data.id}`, event]))

@@ -27,12 +27,12 @@ const rename = async (app: App, author: Account, id: string, to: string) => {
   if (response.statusCode !== 200) throw new Error(`PATCH: ${response.statusCode} ${response.body}`)
 }
 
-/** Reads through `reader` until the title shows, or fails after `waitMs`; returns how long it took. */
-async function seenWithin(reader: App, id: string, expected: string, waitMs = 5_000) {
-  const started = Date.now()
-  const seen = await eventually(async () => (await title(reader, id)) === expected, waitMs, 20)
-  return seen ? Date.now() - started : null
-}
+/**
+ * Reads through `reader` until the title shows. The deadline, far below the cache's TTL (300 s),
+ * only turns a notification that never comes into a failure: only the notification can show it.
+ */
+const seen = (reader: App, id: string, expected: string) =>
+  eventually(async () => (await title(reader, id)) === expected, 30_000, 20)
 
 /** The listening connections of this test's database, one per instance. */
 async function listeners(admin: pg.Client) {
@@ -66,9 +66,7 @@ t.test(
     t.equal(reader.services.postCache.stats().hits, hits + 1, 'the reader serves the post from its cache')
 
     await rename(writer, author, post.id, 'Second')
-    const delay = await seenWithin(reader, post.id, 'Second')
-    t.not(delay, null, 'the reader sees the write')
-    t.ok(delay !== null && delay < 1_000, `seen through the other instance within a second (${delay} ms)`)
+    t.ok(await seen(reader, post.id, 'Second'), 'the reader sees the write, whose post it held in its cache')
 
     // Kill both listening connections, then change the post behind every instance's back: a direct
     // UPDATE sends no NOTIFY, so the reader's cached 'Second' can only go because the reader empties
@@ -77,9 +75,8 @@ t.test(
     const killed = await listeners(admin)
     await admin.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [killed])
     await admin.query(`update posts set title = 'Third' where id = $1`, [post.id])
-    t.not(
-      await seenWithin(reader, post.id, 'Third'),
-      null,
+    t.ok(
+      await seen(reader, post.id, 'Third'),
       'a change nobody was told about is seen: the cache was emptied on listening again',
     )
 
@@ -89,7 +86,7 @@ t.test(
     )
     t.equal(await title(reader, post.id), 'Third')
     await rename(writer, author, post.id, 'Fourth')
-    t.not(await seenWithin(reader, post.id, 'Fourth'), null, 'notifications reach the reader again')
+    t.ok(await seen(reader, post.id, 'Fourth'), 'notifications reach the reader again')
     t.same(
       warnings.filter((message) => message.includes('could not tell')),
       [],

@@ -6,7 +6,7 @@ import { build } from '../../helpers/build.ts'
 import { registerAdmin, registerUser, type Account } from '../../helpers/accounts.ts'
 import { createCategory, createComment } from '../../helpers/content.ts'
 import { eventually, solidImage, uploadThumbnail } from '../../helpers/images.ts'
-import { createPost } from '../../helpers/posts.ts'
+import { createPost, makeDue } from '../../helpers/posts.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 
@@ -54,9 +54,10 @@ t.test('a read right after each kind of write shows the new state', async (t) =>
   t.test('the post published by the scheduled job', async (t) => {
     const post = await createPost(app, author, {
       status: 'scheduled',
-      publishedAt: new Date(Date.now() + 1_500).toISOString(),
+      publishedAt: new Date(Date.now() + 3_600_000).toISOString(),
     })
     t.equal((await warm(app, post.id, author)).status, 'scheduled')
+    await makeDue(app, post.id)
     const { prisma } = app.services.database
     t.ok(
       await eventually(
