@@ -1,11 +1,11 @@
 // Starts the bare peers (scripts/bench/peer-server.ts) and captures the answers they replay.
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { get } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { spawnNode } from './server.ts'
 
 export interface FixedAnswer {
   status: number
@@ -50,15 +50,16 @@ export async function startPeer(options: {
   const folder = mkdtempSync(join(tmpdir(), 'blog-bench-peer-'))
   const fixedFile = join(folder, 'fixed.json')
   writeFileSync(fixedFile, JSON.stringify(options.fixed ?? {}))
-  const child = spawn(process.execPath, ['--import=tsx', 'scripts/bench/peer-server.ts'], {
-    env: {
-      ...process.env,
+  // With the server's node flags and allocator settings; through tsx, whose loader costs only at start-up.
+  const child = spawnNode(
+    ['--import=tsx', 'scripts/bench/peer-server.ts'],
+    {
       PEER_FIXED_FILE: fixedFile,
       ...(options.databaseUrl ? { PEER_DATABASE_URL: options.databaseUrl } : {}),
       PEER_POOL_MAX: String(options.poolMax ?? 10),
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+    ['ignore', 'pipe', 'inherit'],
+  )
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string]
   const { port } = JSON.parse(line) as { port: number }
   return {

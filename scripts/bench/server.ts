@@ -1,9 +1,22 @@
 // Starts the service as `npm start` does (built to dist/ first, then dist/server.js in a process of
 // its own), on a free loopback port, with request logging off so the benchmark measures the
 // service, not its logs.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
+
+/**
+ * Node as `npm start` runs it (package.json "start"), for the service and for the bench's peers
+ * alike, so that a ratio compares code rather than process set-ups: its V8 young generation
+ * (README, "What npm start runs"; V8_MAX_SEMI_SPACE_MB sets another) and its allocator settings
+ * unless the environment gives others (README: image memory), under `env`.
+ */
+export function spawnNode(args: string[], env: Record<string, string>, stdio: StdioOptions): ChildProcess {
+  return spawn(process.execPath, [`--max-semi-space-size=${process.env.V8_MAX_SEMI_SPACE_MB || 8}`, ...args], {
+    env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '1048576', ...process.env, ...env },
+    stdio,
+  })
+}
 
 export interface RunningServer {
   url: string
@@ -42,20 +55,8 @@ function build() {
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
   build()
   const port = await freePort()
-  // The V8 young generation `npm start` gives (see README, "What npm start runs").
-  const child = spawn(process.execPath, ['--max-semi-space-size=8', 'dist/server.js'], {
-    // The allocator settings `npm start` gives unless told otherwise (see README: image memory).
-    env: {
-      MALLOC_ARENA_MAX: '2',
-      MALLOC_MMAP_THRESHOLD_: '1048576',
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'inherit', 'pipe'],
-  })
+  const serverEnv = { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env }
+  const child = spawnNode(['dist/server.js'], serverEnv, ['ignore', 'inherit', 'pipe'])
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr += chunk))
   const url = `http://127.0.0.1:${port}`
