@@ -87,11 +87,22 @@ export const cachedSpecs = (paths: ReadPaths, connections: number) =>
       name: 'getFeed, cached',
       paths: paths.feeds,
       work: 'cached',
+      readsGeneration: true,
       connections: feedConnections(paths, connections),
     },
-    first: { name: 'listPosts first page, cached', paths: paths.firstPages, work: 'cached' },
-    cursor: { name: 'listPosts behind a cursor, cached', paths: paths.cursorPages, work: 'cached' },
-    category: { name: 'listPosts one category, cached', paths: paths.categoryPages, work: 'cached' },
+    first: { name: 'listPosts first page, cached', paths: paths.firstPages, work: 'cached', readsGeneration: true },
+    cursor: {
+      name: 'listPosts behind a cursor, cached',
+      paths: paths.cursorPages,
+      work: 'cached',
+      readsGeneration: true,
+    },
+    category: {
+      name: 'listPosts one category, cached',
+      paths: paths.categoryPages,
+      work: 'cached',
+      readsGeneration: true,
+    },
   }) satisfies Record<string, FigureSpec>
 
 /**
