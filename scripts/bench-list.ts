@@ -9,8 +9,10 @@
 // from another's load, and searches and admins' lists, which are never cached). /ping, getPost
 // cached and the cached list pages are printed without one. Both servers are started afresh for
 // each size, after the list generation was moved on as any write would, so nothing cached at one
-// size is served at the next; each cached page is checked against the database's. The service's
-// reads of its tables are counted during each figure (scripts/bench/equal-work.ts).
+// size is served at the next. That is checked: before any figure, each cached page is fetched once
+// and must be the database's (the server with its caches off), and the cached server's list cache
+// must count a miss for every one of them (GET /metrics), so none came from an earlier cache. The
+// service's reads of its tables are counted during each figure (scripts/bench/equal-work.ts).
 import pg from 'pg'
 import { scratchPostgres } from './bench/database.ts'
 import { formatFairness, makeEqualWork, type Fairness, type FigureSpec } from './bench/equal-work.ts'
@@ -85,7 +87,10 @@ interface Measured {
   /** Whether each figure's cost can depend on the post count: only those get a verdict. */
   judged: boolean[]
   fairness: Fairness[]
-  /** Cached pages that differ from what the server with its caches off reads from the database. */
+  /**
+   * Cached pages that differ from what the server with its caches off reads from the database, or
+   * that the list cache answered from memory on their first read at this size.
+   */
   stale: string[]
 }
 
@@ -137,8 +142,10 @@ async function measureAll(
     },
   ]
 
-  // Nothing cached at an earlier size: the cached pages must be those the database gives now.
+  // Nothing cached at an earlier size: the cached pages must be those the database gives now, each
+  // read from the database (a miss) on its first read here. The paths are all distinct.
   const stale: string[] = []
+  const missesBefore = await listCacheMisses(servers.cached.url)
   for (const [, paths] of cacheable)
     for (const path of paths) {
       const [cached, fresh] = await Promise.all(
@@ -152,6 +159,9 @@ async function measureAll(
       )
       if (cached !== fresh) stale.push(path)
     }
+  const pages = cacheable.flatMap(([, paths]) => paths).length
+  const misses = (await listCacheMisses(servers.cached.url)) - missesBefore
+  if (misses !== pages) stale.push(`the list cache counted ${misses} misses for the first reads of ${pages} pages`)
 
   const counter = await openSqlCounter(databaseUrl, POOL_MAX)
   try {
@@ -177,6 +187,14 @@ async function measureAll(
   } finally {
     await counter.close()
   }
+}
+
+/** The cached server's list cache misses so far (blog_list_cache_misses_total). */
+async function listCacheMisses(serverUrl: string) {
+  const metrics = await (await fetch(`${serverUrl}/metrics`)).text()
+  const misses = /^blog_list_cache_misses_total (\d+)$/m.exec(metrics)?.[1]
+  if (misses === undefined) throw new Error('GET /metrics gave no blog_list_cache_misses_total')
+  return Number(misses)
 }
 
 if (!process.env.DATABASE_URL) {
@@ -249,7 +267,7 @@ try {
     )
     console.log(
       measured.stale.length === 0
-        ? `  every cached page is the database's at ${size} posts`
+        ? `  every cached page is the database's at ${size} posts, each read from it first (a list cache miss)`
         : `  STALE cached pages at ${size} posts: ${measured.stale.join(', ')}`,
     )
     console.log(formatFairness(measured.fairness))
