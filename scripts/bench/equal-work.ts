@@ -112,6 +112,11 @@ const loadsOf = (sql: SqlReads) =>
 export interface EqualWorkOptions {
   /** Seconds per figure, and per warm-up. */
   duration: number
+  /**
+   * Instead of `duration`: each figure sends this many whole passes over its paths, however fast
+   * the machine (the fairness test, whose counts must not depend on the machine's speed).
+   */
+  passes?: number
   warmSeconds: number
   connections: number
   /** On PostgreSQL: the service's SQL, counted. */
@@ -128,16 +133,19 @@ export function makeEqualWork(options: EqualWorkOptions) {
   /** The same warm-up, then the figure, on one side: one sequence of paths over both. */
   async function run(name: string, url: string, spec: FigureSpec) {
     const sequence = spread(spec.paths)
-    const runFor = (label: string, duration: number) =>
+    const runFor = (label: string, length: { duration: number } | { amount: number }) =>
       measure(label, {
         url,
         headers: spec.headers,
         connections: spec.connections ?? options.connections,
-        duration,
+        ...length,
         requests: sequence.requests,
       })
-    const warm = await runFor(`${name} (warm-up)`, options.warmSeconds)
-    const figure = await runFor(name, options.duration)
+    const warm = await runFor(`${name} (warm-up)`, { duration: options.warmSeconds })
+    const figure = await runFor(
+      name,
+      options.passes ? { amount: options.passes * spec.paths.length } : { duration: options.duration },
+    )
     return { warm, figure, sequence }
   }
 
