@@ -1,7 +1,7 @@
 // `npm run build`, and `npm start` before every start (its prestart): compiles src/ to plain
 // JavaScript in dist/, which `npm start` runs with node alone. Running src/ through the tsx loader
 // costs memory for as long as the process lives (the loader's own thread and the source it keeps):
-// see README, "Production". Compiles only when dist/ is missing or was built from other sources,
+// see docs/operations.md, "What npm start runs". Compiles only when dist/ is missing or was built from other sources,
 // so a start with an up-to-date dist/ only reads and hashes the sources.
 //
 // Types are not checked here (`tsc --noCheck`), as tsx never checked them: `npm run typecheck`

@@ -8,8 +8,8 @@ import { createServer } from 'node:net'
 /**
  * Node as `npm start` runs it (package.json "start"), for the service and for the bench's peers
  * alike, so that a ratio compares code rather than process set-ups: its V8 young generation
- * (README, "What npm start runs"; V8_MAX_SEMI_SPACE_MB sets another) and its allocator settings
- * unless the environment gives others (README: image memory), under `env`.
+ * (docs/operations.md, "Memory"; V8_MAX_SEMI_SPACE_MB sets another) and its allocator settings
+ * unless the environment gives others (the same section), under `env`.
  */
 export function spawnNode(args: string[], env: Record<string, string>, stdio: StdioOptions): ChildProcess {
   return spawn(process.execPath, [`--max-semi-space-size=${process.env.V8_MAX_SEMI_SPACE_MB || 8}`, ...args], {
