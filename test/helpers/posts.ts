@@ -43,10 +43,12 @@ export async function publicationJobsOf(app: FastifyInstance, postId: string) {
  */
 export async function makeDue(app: FastifyInstance, postId: string): Promise<void> {
   const { prisma } = app.services.database
-  await prisma.$transaction([
+  const updated = await prisma.$transaction([
     prisma.$executeRaw`update posts set published_at = now() where id = ${postId}::uuid and status = 'scheduled'`,
     prisma.$executeRaw`
       update pgboss.job set start_after = now()
       where name = ${PUBLISH_POST_QUEUE} and data->>'postId' = ${postId} and state in ('created', 'retry')`,
   ])
+  // Anything else would leave the test waiting for a publication that cannot come.
+  if (updated.join() !== '1,1') throw new Error(`makeDue: not one scheduled post with one live job (${updated.join()})`)
 }

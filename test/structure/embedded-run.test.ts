@@ -1,4 +1,4 @@
-// The embedded run (scripts/test-embedded.ts) names its files by path: a file renamed or removed
+// The embedded run (scripts/embedded-run.ts) names its files by path: a file renamed or removed
 // would silently drop out of it. Each named file must exist, be named once, and choose its database
 // by DATABASE_URL (through test/helpers/build.ts or a server process); otherwise it does the same
 // work on both runs and belongs only to the whole one.
@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { EMBEDDED_RUN } from '../../scripts/test-embedded.ts'
+import { EMBEDDED_RUN } from '../../scripts/embedded-run.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const files = Object.values(EMBEDDED_RUN).flat()

@@ -58,6 +58,9 @@ t.test('each kind of write through one instance shows in the lists of the other'
 
   /** Warms `path` on the reader, writes through the writer, then checks the reader's memory and next read. */
   async function step(name: string, path: string, write: () => Promise<unknown>, check: (items: Item[]) => boolean) {
+    // The reader listens, and has applied every message sent so far (its first connection clears
+    // everything): from here on, only the write's notification can make it forget the page.
+    if (!(await heardEverythingSentBefore(reader))) throw new Error('the reader does not hear notifications')
     await warm(reader, path)
     await write()
     t.ok(await forgetsItsPages(reader), `${name}: the reader forgets the pages it held, unread`)

@@ -1,0 +1,68 @@
+// The part of the suite whose outcome can differ on the embedded database, which
+// `npm run test:embedded` (scripts/test-embedded.ts) runs on PGlite with no DATABASE_URL. CI runs
+// the whole suite (`npm test`) on PostgreSQL, the production database, and this on PGlite: running
+// all of it twice took CI past its time limit.
+//
+// What the embedded database changes, and the files that exercise it:
+// - its driver adapter, whose errors src/db/errors.ts maps (conflicts, bad input, outages);
+// - one connection, on which transactions queue (races and concurrent writes);
+// - pg-boss through PGlite's executeSql (every queue and job), LISTEN through pglite.listen;
+// - data kept under DATA_DIR between restarts (`npm start` as a newcomer runs it);
+// - PostgreSQL 17 in WebAssembly rather than the server's version (the SQL that builds lists,
+//   feeds and searches);
+// - every operation at least once (the typed-client journeys and a fresh install's examples).
+// Files that do not read DATABASE_URL do the same work either way and run once, on PostgreSQL; so
+// do files all of whose tests need PostgreSQL (fleets, statement counts), which would skip here.
+// test/structure/embedded-run.test.ts checks that every file named here exists.
+export const EMBEDDED_RUN: Record<string, string[]> = {
+  'driver errors and constraints': [
+    'test/db/unavailable.test.ts',
+    'test/http/bad-input.test.ts',
+    'test/content/posts/slugs.test.ts',
+    'test/content/categories.test.ts',
+    'test/auth/auth.test.ts',
+    'test/http/system.test.ts',
+  ],
+  'one connection: races and concurrent writes': [
+    'test/auth/credential-race.test.ts',
+    'test/auth/delete-account.test.ts',
+    'test/auth/delete-account-race.test.ts',
+    'test/content/comments/count.test.ts',
+    'test/content/posts/category-race.test.ts',
+    'test/webhooks/transactions.test.ts',
+  ],
+  'the queue, its jobs and LISTEN (pglite.listen wakes the webhook workers)': [
+    'test/queue/schedules.test.ts',
+    'test/queue/shutdown.test.ts',
+    'test/jobs/account-email.test.ts',
+    'test/jobs/clean-up-accounts.test.ts',
+    'test/jobs/publish-post.test.ts',
+    'test/jobs/render-posts.test.ts',
+    'test/jobs/welcome-email.test.ts',
+    'test/jobs/work-concurrently.test.ts',
+    'test/webhooks/delivery.test.ts',
+    'test/webhooks/wake.test.ts',
+  ],
+  'data on disk, start-up and scripts': [
+    'test/server.test.ts',
+    'test/auth/admin-bootstrap.test.ts',
+    'test/auth/admin-email-verified.test.ts',
+    'test/lazy-modules.test.ts',
+    'test/scripts/user-admin.test.ts',
+  ],
+  "SQL that builds lists, feeds and searches, and the lists' generation": [
+    'test/content/posts/list.test.ts',
+    'test/content/posts/list-items.test.ts',
+    'test/content/posts/list-budget.test.ts',
+    'test/content/posts/search-hostile.test.ts',
+    'test/content/posts/search-index-hostile.test.ts',
+    'test/content/feed/feed.test.ts',
+    'test/content/list-cache/list-cache.test.ts',
+  ],
+  'every operation': [
+    'test/client/comments-categories.test.ts',
+    'test/client/posts-images.test.ts',
+    'test/client/system-auth-users.test.ts',
+    'test/contract/data-examples.test.ts',
+  ],
+}
