@@ -45,10 +45,11 @@ export const PER_REQUEST_BAND = { min: 0.95, max: 1.05 }
 
 /**
  * Reads a figure may show beyond its requests' own: the service's jobs on its pool, which may
- * fall in a figure (render-posts' probe of posts every 5 minutes, the hourly sweeps; src/jobs).
- * A cached answer that read a table would read it on every one of thousands of requests.
+ * fall in a figure (render-posts' probe of posts every 5 minutes, the hourly sweeps; src/jobs): a
+ * round of them reads tens of rows of several tables. A cached answer that read a table would
+ * read it on every one of thousands of requests (a list page: about 40 reads of posts each).
  */
-export const BACKGROUND_READS = 20
+export const BACKGROUND_READS = 100
 
 export interface SqlReads extends SqlCount {
   /** Requests sent over warm-up and figure, and those completing their last pass over the paths. */
