@@ -11,4 +11,5 @@ const run = spawnSync('tap', ['--disable-coverage', ...Object.values(EMBEDDED_RU
   env,
   stdio: 'inherit',
 })
+if (run.error) throw run.error // tap not found: run it through npm, which puts node_modules/.bin first
 process.exit(run.status ?? 1)
