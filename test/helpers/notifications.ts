@@ -49,3 +49,24 @@ export function recordInvalidations(t: Test, cache: ChangeListener): (PostSelect
   t.teardown(() => Object.assign(cache, { invalidate, clear }))
   return told
 }
+
+/**
+ * What `cache` of `writer` is told of the post `write` creates, until the instance's own message
+ * of it is back: an instance ignores its own messages, so exactly once, by the write itself.
+ */
+export async function toldOfOwnWrite(
+  t: Test,
+  writer: FastifyInstance,
+  cache: ChangeListener,
+  write: () => Promise<{ id: string }>,
+): Promise<{ id: string; told: (PostSelector | null)[] }> {
+  const told = recordInvalidations(t, cache)
+  const { id } = await write()
+  if (!(await heardEverythingSentBefore(writer))) throw new Error('the writer did not hear its own message')
+  return {
+    id,
+    told: told.filter(
+      (selector) => selector === null || ('createdPostId' in selector && selector.createdPostId === id),
+    ),
+  }
+}

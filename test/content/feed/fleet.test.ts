@@ -9,7 +9,7 @@ import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
 import { childrenOf, parseXml, textOf } from '../../helpers/atom.ts'
 import { createCategory } from '../../helpers/content.ts'
 import { eventually } from '../../helpers/images.ts'
-import { heardEverythingSentBefore, recordInvalidations } from '../../helpers/notifications.ts'
+import { toldOfOwnWrite } from '../../helpers/notifications.ts'
 import { createScratchDatabase } from '../../helpers/postgres.ts'
 import { createPost, makeDue } from '../../helpers/posts.ts'
 
@@ -143,14 +143,10 @@ t.test('each kind of write through one instance is in the next feed read on the 
 
   // The writer's own messages come back to it a moment later: they must not empty its cache again.
   // Counted, from before the write: once by the write itself, and not again once its message is back.
-  const told = recordInvalidations(t, writer.services.feedCache)
-  const last = await createPost(writer, author, { status: 'published' })
-  t.ok(await heardEverythingSentBefore(writer), 'the writer has heard its own message')
-  t.same(
-    told.filter((selector) => selector === null || ('createdPostId' in selector && selector.createdPostId === last.id)),
-    [{ createdPostId: last.id }],
-    'its feed cache was told of the write once, by the write itself',
+  const { id, told } = await toldOfOwnWrite(t, writer, writer.services.feedCache, () =>
+    createPost(writer, author, { status: 'published' }),
   )
+  t.same(told, [{ createdPostId: id }], 'its feed cache was told of the write once, by the write itself')
 })
 
 t.test('round after round, the next read on the other instance shows the edit just answered', { skip }, async (t) => {

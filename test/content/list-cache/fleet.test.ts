@@ -9,7 +9,7 @@ import { build, usingPostgres } from '../../helpers/build.ts'
 import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
 import { createCategory, createComment } from '../../helpers/content.ts'
 import { eventually } from '../../helpers/images.ts'
-import { heardEverythingSentBefore, recordInvalidations } from '../../helpers/notifications.ts'
+import { heardEverythingSentBefore, toldOfOwnWrite } from '../../helpers/notifications.ts'
 import { createScratchDatabase } from '../../helpers/postgres.ts'
 import { createPost } from '../../helpers/posts.ts'
 
@@ -113,12 +113,8 @@ t.test('each kind of write through one instance shows in the lists of the other'
 
   // The writer's own messages come back to it a moment later: they must not empty its cache again.
   // Counted, from before the write: once by the write itself, and not again once its message is back.
-  const told = recordInvalidations(t, writer.services.listCache)
-  const last = await createPost(writer, author, { status: 'published' })
-  t.ok(await heardEverythingSentBefore(writer), 'the writer has heard its own message')
-  t.same(
-    told.filter((selector) => selector === null || ('createdPostId' in selector && selector.createdPostId === last.id)),
-    [{ createdPostId: last.id }],
-    'its list cache was told of the write once, by the write itself',
+  const { id, told } = await toldOfOwnWrite(t, writer, writer.services.listCache, () =>
+    createPost(writer, author, { status: 'published' }),
   )
+  t.same(told, [{ createdPostId: id }], 'its list cache was told of the write once, by the write itself')
 })
