@@ -17,9 +17,9 @@
 export const EMBEDDED_RUN: Record<string, string[]> = {
   'driver errors and constraints': [
     'test/db/unavailable.test.ts',
-    'test/http/bad-input.test.ts',
-    'test/content/posts/slugs.test.ts',
-    'test/content/categories.test.ts',
+    'test/http/body/bad-input.test.ts',
+    'test/content/slugs/slugs.test.ts',
+    'test/content/categories/categories.test.ts',
     'test/auth/auth.test.ts',
     'test/http/system.test.ts',
   ],
@@ -54,8 +54,8 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
     'test/content/posts/list.test.ts',
     'test/content/posts/list-items.test.ts',
     'test/content/posts/list-budget.test.ts',
-    'test/content/posts/search-hostile.test.ts',
-    'test/content/posts/search-index-hostile.test.ts',
+    'test/content/search/search-hostile.test.ts',
+    'test/content/search/search-index-hostile.test.ts',
     'test/content/feed/feed.test.ts',
     'test/content/list-cache/list-cache.test.ts',
   ],

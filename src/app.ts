@@ -8,24 +8,24 @@ import type { Config } from './config.ts'
 import { openDatabase } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'
 import { handlers } from './handlers/index.ts'
-import { API_VERSION_HEADER } from './http/api-version.ts'
-import { registerCors, registerSecurityHeaders } from './http/browser-policy.ts'
-import { handleClientError, trackAnswers } from './http/client-error.ts'
+import { API_VERSION_HEADER } from './http/headers/api-version.ts'
+import { registerCors, registerSecurityHeaders } from './http/headers/browser-policy.ts'
+import { handleClientError, trackAnswers } from './http/errors/client-error.ts'
 import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
-import { handleError, installErrorHandler } from './http/error-handler.ts'
-import { registerJsonBodies } from './http/json-body.ts'
-import { makeLoginLimits, type LoginLimits } from './http/login-limits.ts'
-import { makeAccountMailLimits, type AccountMailLimits } from './http/account-mail-limits.ts'
-import { installNotFoundHandler } from './http/not-found.ts'
-import { registerLingeringClose } from './http/lingering-close.ts'
-import { registerOverloadGuard } from './http/overload.ts'
-import { registerRequestHead } from './http/request-head.ts'
+import { handleError, installErrorHandler } from './http/errors/error-handler.ts'
+import { registerJsonBodies } from './http/body/json-body.ts'
+import { makeLoginLimits, type LoginLimits } from './http/limits/login-limits.ts'
+import { makeAccountMailLimits, type AccountMailLimits } from './http/limits/account-mail-limits.ts'
+import { installNotFoundHandler } from './http/errors/not-found.ts'
+import { registerLingeringClose } from './http/errors/lingering-close.ts'
+import { registerOverloadGuard } from './http/limits/overload.ts'
+import { registerRequestHead } from './http/errors/request-head.ts'
 import { requestLog } from './http/request-log.ts'
 import { registerOperations } from './http/routes.ts'
 import type { HandlerMap } from './http/operations.ts'
 import { registerJwt } from './http/security.ts'
-import { registerMultipart } from './http/upload.ts'
-import { makeValidatorCompiler } from './http/validation.ts'
+import { registerMultipart } from './http/body/upload.ts'
+import { makeValidatorCompiler } from './http/body/validation.ts'
 import { createJobQueues, startJobs, type JobsOptions } from './jobs/index.ts'
 import { observeRequests } from './metrics/metrics.ts'
 import { startQueue } from './queue/queue.ts'
@@ -95,7 +95,7 @@ export function fastifyOptions(config: Config, logDestination?: LogDestination):
     // And those raised by Node's HTTP parser, before Fastify sees a request (431, 400, 408).
     clientErrorHandler: handleClientError,
     http: {
-      // A request without Host is refused in the envelope instead (src/http/request-head.ts).
+      // A request without Host is refused in the envelope instead (src/http/errors/request-head.ts).
       requireHostHeader: false,
       // Node checks these timeouts only once per interval (30 s by default): a request due at 30 s
       // was answered 408 anywhere up to 60 s. Checked each second (a tenth of a short timeout)

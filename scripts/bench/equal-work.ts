@@ -4,7 +4,7 @@
 //   server sent for it (the same bytes, framed alike with `content-length`); an uncached one with
 //   the bare node:http + pg peer. Requests follow one fixed sequence of paths (scripts/bench/measure.ts
 //   `spread`), the same on both sides, long enough that concurrent requests differ: neither side
-//   may answer many requests with one query (src/content/post-cache.ts merges concurrent loads of
+//   may answer many requests with one query (src/content/posts/post-cache.ts merges concurrent loads of
 //   one id even with its cache off). A burst of one URL gets a figure of its own ("merged").
 // - Each side gets the same warm-up run, right before its figure; which side runs first alternates
 //   from one figure to the next.

@@ -55,7 +55,7 @@ export async function readPaths(serverUrl: string, seeded: Seeded, length: numbe
 /** The bytes peer, replaying what the server at `serverUrl` answers now to every cached figure's paths. */
 export async function startBytesPeer(serverUrl: string, paths: ReadPaths): Promise<Peer> {
   // A feed's Last-Modified is set back while the last change is under 5 seconds old
-  // (src/http/conditional.ts): captured before that, it would not be what the server sends later.
+  // (src/http/headers/conditional.ts): captured before that, it would not be what the server sends later.
   await new Promise((resolve) => setTimeout(resolve, 6_000))
   const fixed: Record<string, FixedAnswer> = {}
   for (const path of [

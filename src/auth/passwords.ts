@@ -10,7 +10,7 @@ export const PASSWORD_MAX_BYTES = 72
 
 /**
  * Counts a password check against the account's allowance before it runs; gives it back when it
- * matched. The auth service takes it from its caller (http/login-limits.ts), which knows the address.
+ * matched. The auth service takes it from its caller (http/limits/login-limits.ts), which knows the address.
  */
 export interface PasswordCheckLimit {
   before(email: string): Promise<void>

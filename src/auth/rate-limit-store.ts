@@ -1,7 +1,7 @@
 // Rate-limit counters kept in the database, so a limit holds across every instance on one
 // Postgres. One atomic upsert per attempt: the window restarts when the previous one is over.
-// Counted with by the login limits (http/login-limits.ts, which also hands the counters to
-// @fastify/rate-limit) and the upload limit (content/upload-rate.ts); cleaned by the account
+// Counted with by the login limits (http/limits/login-limits.ts, which also hands the counters to
+// @fastify/rate-limit) and the upload limit (content/thumbnails/upload-rate.ts); cleaned by the account
 // clean-up (auth/account-cleanup.ts).
 import type { PrismaClient } from '../generated/prisma/client.ts'
 

@@ -16,7 +16,7 @@ export interface GenerationStamp {
 
 export interface ListGeneration {
   current(): Promise<bigint>
-  /** current(), with the times the feed dates itself by (src/content/feed.ts), in the same one-row read. */
+  /** current(), with the times the feed dates itself by (src/content/feed/feed.ts), in the same one-row read. */
   stamp(): Promise<GenerationStamp>
   advance(): Promise<void>
 }
@@ -39,7 +39,7 @@ export function makeListGeneration(prisma: PrismaClient): ListGeneration {
       // Dated as late as the statement can: clock_timestamp(), read once the row is locked (now()
       // is the statement's start, before any wait for the lock), so changes are dated in the order
       // they take the row. What remains, the moment between this and the commit, the feed allows
-      // for (src/http/conditional.ts). greatest(): never back in time, should the clock be set back.
+      // for (src/http/headers/conditional.ts). greatest(): never back in time, should the clock be set back.
       await prisma.$executeRaw`
         insert into list_generations (id, value, changed_at) values (1, 1, clock_timestamp())
         on conflict (id) do update set value = list_generations.value + 1,

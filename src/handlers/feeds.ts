@@ -1,6 +1,6 @@
 // Tag `feeds`.
-import { lastModifiedOf, notModified } from '../http/conditional.ts'
-import { httpDate } from '../http/http-date.ts'
+import { lastModifiedOf, notModified } from '../http/headers/conditional.ts'
+import { httpDate } from '../http/headers/http-date.ts'
 import type { OperationHandler } from '../http/operations.ts'
 
 /** Caches may keep the feed, but must ask again each time: a write shows in the next read. */

@@ -1,10 +1,10 @@
 // Tag `images`: post thumbnails and the image bytes behind them.
-import { etagOf } from '../content/post-view.ts'
+import { etagOf } from '../content/posts/post-view.ts'
 import { notFound } from '../errors/api-error.ts'
-import { ifNoneMatchHits } from '../http/conditional.ts'
+import { ifNoneMatchHits } from '../http/headers/conditional.ts'
 import { success } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
-import { readSingleFile } from '../http/upload.ts'
+import { readSingleFile } from '../http/body/upload.ts'
 
 /** A key names one set of bytes forever: caches may keep them as long as they like. */
 const IMMUTABLE = 'public, max-age=31536000, immutable'

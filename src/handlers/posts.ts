@@ -1,10 +1,10 @@
 // Tag `posts`.
 import { success, successBytes } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
-import { etagOf } from '../content/post-view.ts'
-import { ifNoneMatchHits } from '../http/conditional.ts'
+import { etagOf } from '../content/posts/post-view.ts'
+import { ifNoneMatchHits } from '../http/headers/conditional.ts'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { CachedPost } from '../content/post-cache.ts'
+import type { CachedPost } from '../content/posts/post-cache.ts'
 
 /** Public pages come from the list cache; every page is built as JSON by the database, never serialised here. */
 export const listPosts: OperationHandler<'listPosts'> = async (request, reply) => {

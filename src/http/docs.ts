@@ -14,7 +14,7 @@ export async function registerDocs(app: FastifyInstance, spec: OpenApiDocument) 
     // Without validatorUrl: null, every visitor's browser sends the spec's address to
     // validator.swagger.io for a badge.
     uiConfig: { deepLinking: true, validatorUrl: null },
-    // The page replaces the API's `default-src 'none'` (src/http/browser-policy.ts) with one that
+    // The page replaces the API's `default-src 'none'` (src/http/headers/browser-policy.ts) with one that
     // allows its own scripts, styles and inline script hashes, and nothing from another host (the
     // plugin's policy allows validator.swagger.io images and any https: style or font). Without
     // upgrade-insecure-requests: served over plain HTTP (npm start), the page would ask for its

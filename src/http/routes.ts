@@ -4,7 +4,7 @@ import openapiGlue from 'fastify-openapi-glue'
 import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
 import { ApiError } from '../errors/api-error.ts'
 import type { HandlerMap } from './operations.ts'
-import { shorten } from './shorten.ts'
+import { shorten } from './errors/shorten.ts'
 import { authorize } from './security.ts'
 import type { OpenApiDocument, OperationSpec } from '../spec.ts'
 

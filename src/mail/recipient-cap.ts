@@ -3,7 +3,7 @@
 // resets and notices of a change all count against one counter per address. It is keyed by the
 // address, not by an account, so deleting an account and registering again at the same address
 // does not start it afresh; and it lives in the database (rate_limit_counters), so it holds across
-// instances. The limits the requests check (http/account-mail-limits.ts) answer the asker with
+// instances. The limits the requests check (http/limits/account-mail-limits.ts) answer the asker with
 // 429; this one is the recipient's, and nobody who asks is told: past it the mail is skipped,
 // logged and counted (blog_mail_skipped_total).
 import type { RateLimitStore } from '../auth/rate-limit-store.ts'

@@ -4,7 +4,7 @@
 // (event, endpoint) pair can ever be queued twice.
 import { randomUUID } from 'node:crypto'
 import type { components } from '../generated/api.ts'
-import { uuidV5OfUrl } from '../content/uuid-v5.ts'
+import { uuidV5OfUrl } from '../content/slugs/uuid-v5.ts'
 import type { TransactionSql } from '../db/transaction.ts'
 import { insertEventIn, subscribersIn } from './webhook-store.ts'
 

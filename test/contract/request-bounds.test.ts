@@ -1,9 +1,9 @@
 // Every request schema bounds what it accepts: objects are closed, arrays have maxItems, strings
 // maxLength. From those bounds, the most entries and the deepest nesting a valid JSON body can
-// have are computed here: the JSON parser's bounds (src/http/json-body.ts) must lie above them, so
+// have are computed here: the JSON parser's bounds (src/http/body/json-body.ts) must lie above them, so
 // they refuse only bodies the schemas would refuse anyway.
 import t from 'tap'
-import { MAX_JSON_DEPTH, MAX_JSON_ENTRIES } from '../../src/http/json-body.ts'
+import { MAX_JSON_DEPTH, MAX_JSON_ENTRIES } from '../../src/http/body/json-body.ts'
 import { listOperations } from '../../src/spec.ts'
 import { specSchemas, type Json } from '../helpers/spec-schemas.ts'
 

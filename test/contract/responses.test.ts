@@ -2,7 +2,7 @@
 // each way it can must fail the test that calls it, and responses that keep it must pass.
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { FEED_MAX_BYTES } from '../../src/content/atom.ts'
+import { FEED_MAX_BYTES } from '../../src/content/feed/atom.ts'
 import { success } from '../../src/http/envelope.ts'
 import { handlers } from '../../src/handlers/index.ts'
 import type { HandlerMap } from '../../src/http/operations.ts'

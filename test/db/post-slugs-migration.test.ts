@@ -12,7 +12,7 @@ import pg from 'pg'
 import { PrismaPGlite } from 'pglite-prisma-adapter'
 import t, { type Test } from 'tap'
 import { applyMigrations, type MigrationAdapterFactory } from '../../src/db/migrations.ts'
-import { slugOfTitle } from '../../src/content/post-slugs.ts'
+import { slugOfTitle } from '../../src/content/slugs/post-slugs.ts'
 import { fallbackSlug } from '../helpers/slugs.ts'
 import { createScratchDatabase } from '../helpers/postgres.ts'
 

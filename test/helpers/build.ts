@@ -30,7 +30,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     ACCOUNT_MAIL_LIMIT_PER_ADDRESS: '1000000',
     ACCOUNT_TOKEN_LIMIT_PER_ADDRESS: '1000000',
     // Tests build several apps in one process: one app's start-up is lag for the others. The
-    // overload guard is tested on its own (test/http/overload.test.ts).
+    // overload guard is tested on its own (test/http/limits/overload.test.ts).
     EVENT_LOOP_MAX_DELAY_MS: '0',
     ...env,
   })

@@ -26,7 +26,7 @@ export const HOSTILE_BODIES: Record<string, string> = {
 
 /**
  * Bodies of HOSTILE_LENGTH characters on which PostgreSQL's text-search parser (to_tsvector) read
- * ahead from every token to the end of the text (measured before src/content/search-text.ts, on
+ * ahead from every token to the end of the text (measured before src/content/search/search-text.ts, on
  * PostgreSQL 15, at 20 000 characters unless said): host names that never get their domain
  * (`a_`: 2.2 s; 77 s at 100 000 characters), e-mail addresses nested in one another (`a1@`: 2.4 s
  * at 8 000; "stack depth limit exceeded" at 100 000), comments that never close (`<!--`: 15 s at

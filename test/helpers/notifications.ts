@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
-import type { ChangeListener } from '../../src/content/post-changes.ts'
+import type { ChangeListener } from '../../src/content/posts/post-changes.ts'
 import { CHANNEL } from '../../src/db/post-invalidations.ts'
-import type { PostSelector } from '../../src/content/post-cache.ts'
+import type { PostSelector } from '../../src/content/posts/post-cache.ts'
 import { eventually } from './images.ts'
 
 /**

@@ -3,7 +3,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { loadSpec, type OpenApiDocument } from '../../src/spec.ts'
-import { addTextKeyword } from '../../src/http/validation.ts'
+import { addTextKeyword } from '../../src/http/body/validation.ts'
 
 export type Json = Record<string, unknown>
 

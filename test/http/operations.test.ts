@@ -1,7 +1,7 @@
 // The spec and the handlers are the same set, and nothing unfinished passes for done.
 import t from 'tap'
 import { handlers } from '../../src/handlers/index.ts'
-import { isNotImplemented, notImplemented } from '../../src/http/not-implemented.ts'
+import { isNotImplemented, notImplemented } from '../../src/http/errors/not-implemented.ts'
 import { listOperations } from '../../src/spec.ts'
 import { build } from '../helpers/build.ts'
 

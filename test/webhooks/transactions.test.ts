@@ -7,7 +7,7 @@ import { createComment } from '../helpers/content.ts'
 import { createScratchDatabase } from '../helpers/postgres.ts'
 import { createPost } from '../helpers/posts.ts'
 import { createWebhook, webhookTraces } from '../helpers/webhooks.ts'
-import { makePostStore } from '../../src/content/post-store.ts'
+import { makePostStore } from '../../src/content/posts/post-store.ts'
 import { enqueueWebhookDelivery } from '../../src/jobs/deliver-webhook.ts'
 import { makeWebhookEvents } from '../../src/webhooks/webhook-events.ts'
 

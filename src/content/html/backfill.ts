@@ -4,8 +4,8 @@
 // safe to run again and again: a post is rendered only while it has no html, and stored only if
 // its body is still the one rendered.
 import type { Logger } from '../../log.ts'
-import type { PostChanges } from '../post-changes.ts'
-import type { PostStore } from '../post-store.ts'
+import type { PostChanges } from '../posts/post-changes.ts'
+import type { PostStore } from '../posts/post-store.ts'
 import { HtmlTooLargeError, plainTextHtml, type HtmlRenderer } from './post-html.ts'
 
 export interface HtmlBackfillLimits {

@@ -9,7 +9,7 @@ import {
   FEED_CONTENT_MAX_BYTES,
   FEED_ENTRIES,
   FEED_MAX_BYTES,
-} from '../../../src/content/atom.ts'
+} from '../../../src/content/feed/atom.ts'
 import { loadSpec } from '../../../src/spec.ts'
 import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
 import { checkAtom, childrenOf, parseXml, textOf } from '../../helpers/atom.ts'

@@ -5,9 +5,9 @@
 // rows directly). Unpaired surrogates never reach the database (refused in a JSON body), so they
 // are tested on the renderer itself.
 import t from 'tap'
-import { renderAtom } from '../../../src/content/atom.ts'
-import type { Post } from '../../../src/content/post-view.ts'
-import { xmlAttribute, xmlText } from '../../../src/content/xml-text.ts'
+import { renderAtom } from '../../../src/content/feed/atom.ts'
+import type { Post } from '../../../src/content/posts/post-view.ts'
+import { xmlAttribute, xmlText } from '../../../src/content/feed/xml-text.ts'
 import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
 import { checkAtom, childrenOf, parseXml, textOf } from '../../helpers/atom.ts'
 import { build } from '../../helpers/build.ts'

@@ -3,7 +3,7 @@
 // scheduled posts never in it; a category's feed by id or by slug. On PostgreSQL each test has a
 // database of its own, so that the feed holds its posts only.
 import t, { type Test } from 'tap'
-import { uuidV5OfUrl } from '../../../src/content/uuid-v5.ts'
+import { uuidV5OfUrl } from '../../../src/content/slugs/uuid-v5.ts'
 import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
 import { checkAtom, childrenOf, parseXml, textOf, type XmlElement } from '../../helpers/atom.ts'
 import { build, usingPostgres } from '../../helpers/build.ts'

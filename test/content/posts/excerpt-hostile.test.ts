@@ -1,6 +1,6 @@
 // Hostile post bodies over HTTP, on a real port: each is accepted with the excerpt it should have,
 // and a /ping sent while the write is in flight is answered. That the excerpt's work is linear is
-// shown by counting in test/content/excerpt.test.ts, not here: which of the two answers comes first
+// shown by counting in test/content/posts/excerpt.test.ts, not here: which of the two answers comes first
 // is timing (on PGlite the database runs on the event loop, so the ping waits for the write's own
 // SQL either way), and tests assert no timing. Figures measured are in the commit message.
 import t from 'tap'

@@ -11,7 +11,7 @@ import { createPost } from '../../helpers/posts.ts'
 
 const LIMIT = 200_000
 const FILE_SIZE = 5 * 1024 * 1024
-/** What src/http/upload.ts allows around the file for the multipart framing. */
+/** What src/http/body/upload.ts allows around the file for the multipart framing. */
 const FRAMING = 64 * 1024
 
 function startUpload(port: number, path: string, headers: http.OutgoingHttpHeaders): ClientRequest {

@@ -1,0 +1,50 @@
+// Unknown paths answer 404 ROUTE_NOT_FOUND; a known path with a method it does not have answers
+// 405 METHOD_NOT_ALLOWED with an Allow header, so clients can tell a typo from a wrong verb.
+import type { FastifyInstance } from 'fastify'
+import { ApiError } from '../../errors/api-error.ts'
+import { sendError } from './error-handler.ts'
+import { shorten } from './shorten.ts'
+import { listOperations } from '../../spec.ts'
+
+interface PathMethods {
+  pattern: RegExp
+  methods: Set<string>
+}
+
+function pathTable(extraRoutes: Record<string, string[]>): PathMethods[] {
+  const byPath = new Map<string, Set<string>>()
+  for (const { method, path } of listOperations()) {
+    const methods = byPath.get(path) ?? new Set<string>()
+    methods.add(method)
+    if (method === 'GET') methods.add('HEAD')
+    byPath.set(path, methods)
+  }
+  for (const [path, methods] of Object.entries(extraRoutes)) byPath.set(path, new Set(methods))
+  return [...byPath].map(([path, methods]) => ({
+    pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+    methods,
+  }))
+}
+
+export function installNotFoundHandler(app: FastifyInstance, extraRoutes: Record<string, string[]> = {}) {
+  const table = pathTable(extraRoutes)
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0]!
+    const match = table.find((entry) => entry.pattern.test(path))
+    if (match) {
+      const allow = [...match.methods].sort().join(', ')
+      return sendError(
+        request,
+        reply,
+        new ApiError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here; allowed: ${allow}.`, [], {
+          allow,
+        }),
+      )
+    }
+    return sendError(
+      request,
+      reply,
+      new ApiError(404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${shorten(path, 100)}.`),
+    )
+  })
+}
