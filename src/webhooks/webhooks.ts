@@ -1,5 +1,6 @@
 // The admin operations on webhook endpoints: their rules and bounds. Deliveries: dispatch.ts.
 import type { components } from '../generated/api.ts'
+import type { Wire } from '../wire.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../cursor.ts'
 import { ApiError, notFound } from '../errors/api-error.ts'
 import { newWebhookSecret, type SecretBox } from './secret-box.ts'
@@ -28,7 +29,7 @@ interface EndpointRow {
   updatedAt: Date
 }
 
-const toWebhook = (row: EndpointRow): Webhook => ({
+const toWebhook = (row: EndpointRow): Wire<Webhook> => ({
   id: row.id,
   url: row.url,
   events: row.events as EventType[],
@@ -102,7 +103,7 @@ export function makeWebhookService({ store, secrets, urls, pageMaxBytes }: Webho
       const after = decodeCursor(query.cursor)
       if (!(await store.exists(id))) throw webhookNotFound()
       const rows = await store.attempts(id, { limit, after })
-      const toDelivery = (row: (typeof rows)[number]): WebhookDelivery => ({
+      const toDelivery = (row: (typeof rows)[number]): Wire<WebhookDelivery> => ({
         id: row.id,
         eventId: `msg_${row.eventId}`,
         eventType: row.eventType as EventType,

@@ -1,5 +1,6 @@
 // Categories: admin-managed labels with unique slugs; one is the default, given to posts filed nowhere.
 import type { components } from '../../generated/api.ts'
+import type { Wire } from '../../wire.ts'
 import { isMissingRecord, isUniqueViolation } from '../../db/errors.ts'
 import { ApiError, invalid, notFound, refuseBlank } from '../../errors/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeKeyCursor, keyPageOf } from '../../cursor.ts'
@@ -9,7 +10,7 @@ import { SLUG_PATTERN, slugify } from '../slugs/slug.ts'
 
 type Category = components['schemas']['Category']
 
-export const toCategory = (category: CategoryRecord): Category => ({
+export const toCategory = (category: CategoryRecord): Wire<Category> => ({
   id: category.id,
   name: category.name,
   slug: category.slug,

@@ -1,5 +1,6 @@
 // Comments on published posts, one level of replies, the post's comment count kept exact.
 import type { components } from '../../generated/api.ts'
+import type { Wire } from '../../wire.ts'
 import { isMissingRecord } from '../../db/errors.ts'
 import { ApiError, notFound, refuseBlank } from '../../errors/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../../cursor.ts'
@@ -12,7 +13,7 @@ import type { WebhookEvents } from '../../webhooks/webhook-events.ts'
 
 type Comment = components['schemas']['PostComment']
 
-export const toComment = (comment: CommentRecord): Comment => ({
+export const toComment = (comment: CommentRecord): Wire<Comment> => ({
   id: comment.id,
   postId: comment.postId,
   parentId: comment.parentId,

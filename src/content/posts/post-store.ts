@@ -6,6 +6,7 @@ import type { Rendition } from '../../images/renditions.ts'
 import { thumbnailWrites } from '../thumbnails/image-store.ts'
 import { slugWrites } from '../slugs/post-slug-store.ts'
 import { searchText } from '../search/search-text.ts'
+import { POST_KEYS } from './post-view.ts'
 
 export const postInclude = {
   author: { select: { id: true, name: true } },
@@ -69,22 +70,36 @@ export interface ListedPage {
 const iso = (column: Prisma.Sql) => Prisma.sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
 /**
- * The post `p` as toPost writes it: the same keys in the same order, the same sort orders
- * (categories by slug in code point order, thumbnail sizes by width), so that a list item and
- * GET /posts/{id} are the same JSON. Arrays are joined by hand: json_agg puts a line break
- * between elements.
+ * Each property of the post `p` as toPost writes it, in SQL: the same values, the same sort orders
+ * (categories by slug in code point order, thumbnail sizes by width). Arrays are joined by hand:
+ * json_agg puts a line break between elements. Every property of the spec's Post must be here (the
+ * type says so); POST_JSON writes them in POST_KEYS's order, the view's.
  */
-const POST_JSON = Prisma.sql`(select to_json(v)::text from (select
-  p.id, p.title, p.body, coalesce(p.html, '') as html, p.excerpt, p.status, ${iso(Prisma.sql`p.published_at`)} as "publishedAt",
-  (select to_json(a) from (select u.id, u.name from users u where u.id = p.author_id) a) as author,
-  (select coalesce(('[' || string_agg(to_json(c)::text, ',' order by c.slug collate "C") || ']')::json, '[]'::json)
+const POST_COLUMNS: { [Key in (typeof POST_KEYS)[number]]: Prisma.Sql } = {
+  id: Prisma.sql`p.id`,
+  title: Prisma.sql`p.title`,
+  body: Prisma.sql`p.body`,
+  html: Prisma.sql`coalesce(p.html, '')`,
+  excerpt: Prisma.sql`p.excerpt`,
+  status: Prisma.sql`p.status`,
+  publishedAt: iso(Prisma.sql`p.published_at`),
+  author: Prisma.sql`(select to_json(a) from (select u.id, u.name from users u where u.id = p.author_id) a)`,
+  categories: Prisma.sql`(select coalesce(('[' || string_agg(to_json(c)::text, ',' order by c.slug collate "C") || ']')::json, '[]'::json)
     from (select c.id, c.name, c.slug from post_categories pc join categories c on c.id = pc.category_id
-          where pc.post_id = p.id) c) as categories,
-  (select ('{"sizes":[' || string_agg(to_json(s)::text, ',' order by s.width, s.url collate "C") || ']}')::json
+          where pc.post_id = p.id) c)`,
+  thumbnail: Prisma.sql`(select ('{"sizes":[' || string_agg(to_json(s)::text, ',' order by s.width, s.url collate "C") || ']}')::json
     from (select i.width, i.height, '/images/' || i.key as url, i.content_type as "contentType"
-          from post_thumbnails t join images i on i.key = t.image_key where t.post_id = p.id) s) as thumbnail,
-  p.comment_count as "commentCount", ${iso(Prisma.sql`p.created_at`)} as "createdAt",
-  ${iso(Prisma.sql`p.updated_at`)} as "updatedAt", p.slug) v)`
+          from post_thumbnails t join images i on i.key = t.image_key where t.post_id = p.id) s)`,
+  commentCount: Prisma.sql`p.comment_count`,
+  createdAt: iso(Prisma.sql`p.created_at`),
+  updatedAt: iso(Prisma.sql`p.updated_at`),
+  slug: Prisma.sql`p.slug`,
+}
+
+/** The post `p` as toPost writes it, as JSON text: a list item is the same bytes as GET /posts/{id}. */
+const POST_JSON = Prisma.sql`(select to_json(v)::text from (select ${Prisma.join(
+  POST_KEYS.map((key) => Prisma.sql`${POST_COLUMNS[key]} as ${Prisma.raw(`"${key}"`)}`),
+)}) v)`
 
 /**
  * The page of at most `limit` posts whose ids `ids` selects (columns id and n, its place from 1;

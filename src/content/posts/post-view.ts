@@ -1,9 +1,34 @@
 // How a post looks on the wire, and its ETag. Its excerpt is derived in excerpt.ts.
 import { createHash } from 'node:crypto'
 import type { components } from '../../generated/api.ts'
+import type { AssertTrue, ListsEveryKeyOnce, Wire } from '../../wire.ts'
 import type { PostRecord } from './post-store.ts'
 
 export type Post = components['schemas']['Post']
+
+/**
+ * A post's properties in the order the server writes them: toPost's literal follows it (checked by
+ * test/content/posts/post-view.test.ts) and the list SQL is built from it (post-store.ts,
+ * POST_COLUMNS), so a list item and GET /posts/{id} are the same bytes. A property the spec adds
+ * fails the type-check here until it is listed, in toPost, and in POST_COLUMNS.
+ */
+export const POST_KEYS = [
+  'id',
+  'title',
+  'body',
+  'html',
+  'excerpt',
+  'status',
+  'publishedAt',
+  'author',
+  'categories',
+  'thumbnail',
+  'commentCount',
+  'createdAt',
+  'updatedAt',
+  'slug',
+] as const satisfies readonly (keyof Post)[]
+export type PostKeysChecked = AssertTrue<ListsEveryKeyOnce<Post, typeof POST_KEYS>>
 type ImageType = components['schemas']['ThumbnailSize']['contentType']
 
 /**
@@ -19,7 +44,8 @@ const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
  */
 export const storedHtml = (post: { html: string | null }): string => post.html ?? ''
 
-export function toPost(post: PostRecord): Post {
+/** The post as the server writes it: every property, in POST_KEYS's order. */
+export function toPost(post: PostRecord): Wire<Post> {
   const sizes = post.thumbnail
     .map(({ image }) => ({
       width: image.width,
@@ -42,7 +68,6 @@ export function toPost(post: PostRecord): Post {
     commentCount: post.commentCount,
     createdAt: post.createdAt.toISOString(),
     updatedAt: post.updatedAt.toISOString(),
-    // Last, as lists write it too (post-store.ts, POST_JSON).
     slug: post.slug,
   }
 }

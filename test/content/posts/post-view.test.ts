@@ -1,7 +1,8 @@
 // A post's ETag, without the app: strong, stable for the same representation, and changed by a
 // change to any field the client sees.
 import t from 'tap'
-import { etagOf, type Post } from '../../../src/content/posts/post-view.ts'
+import { etagOf, POST_KEYS, toPost, type Post } from '../../../src/content/posts/post-view.ts'
+import type { PostRecord } from '../../../src/content/posts/post-store.ts'
 
 const post: Post = {
   id: '0192f7da-4b5c-7d6e-9f70-8a9b0c1d2e3f',
@@ -40,4 +41,26 @@ t.test('any field the client sees changes the tag', async (t) => {
     { updatedAt: '2030-09-01T07:00:00.001Z' },
   ]
   t.equal(new Set([post, ...changes.map((change) => ({ ...post, ...change }))].map(etagOf)).size, changes.length + 1)
+})
+
+t.test('toPost writes every property in POST_KEYS order, the order the list SQL writes them', async (t) => {
+  const record: PostRecord = {
+    id: post.id,
+    title: post.title,
+    body: post.body,
+    html: '<p>Larches turn gold.</p>',
+    excerpt: post.excerpt,
+    status: 'published',
+    publishedAt: new Date(post.publishedAt!),
+    publishJobId: null,
+    authorId: post.author.id,
+    author: post.author,
+    categories: [{ category: post.categories[0]! }],
+    thumbnail: [],
+    commentCount: 0,
+    slug: 'autumn-in-the-engadin',
+    createdAt: new Date(post.createdAt),
+    updatedAt: new Date(post.updatedAt),
+  }
+  t.same(Object.keys(toPost(record)), POST_KEYS)
 })
