@@ -12,6 +12,7 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts'
 import type { Tx } from '../db/transaction.ts'
 import type { UserDeletion } from './account-store.ts'
+import { USER_ROWS_ON_POSTS, type UserRowsOnPosts } from '../content/posts/user-rows-on-posts.ts'
 
 /** Comments deleted per batch transaction. */
 export const DELETION_BATCH_COMMENTS = 500
@@ -21,6 +22,8 @@ const DEADLOCK_ATTEMPTS = 4
 export interface AccountDeletionOptions {
   /** DATABASE_TIMEOUT_MS: each statement is cut off by the server a little sooner (as post writes are). */
   databaseTimeoutMs?: number
+  /** The tables whose rows of the user show on posts; USER_ROWS_ON_POSTS (a test adds one). */
+  rowsOnPosts?: readonly UserRowsOnPosts[]
 }
 
 const isDeadlock = (error: unknown) =>
@@ -73,6 +76,19 @@ const commentsOnOwnPosts = (tx: Tx, userId: string, limit: number) =>
 
 type FindComments = typeof commentsOnOwnPosts
 
+/**
+ * The posts that show a row of the user's (src/content/posts/user-rows-on-posts.ts): comments
+ * today, every such table tomorrow. Table and column names are constants of that list, never input.
+ */
+const postsShowingRowsOf = (rowsOnPosts: readonly UserRowsOnPosts[], userId: string) =>
+  Prisma.join(
+    rowsOnPosts.map(
+      ({ table, userColumn, postColumn }) =>
+        Prisma.sql`select ${Prisma.raw(postColumn)} as id from ${Prisma.raw(table)} where ${Prisma.raw(userColumn)} = ${userId}::uuid`,
+    ),
+    ' union ',
+  )
+
 interface UserRow {
   id: string
   role: string
@@ -81,6 +97,7 @@ interface UserRow {
 
 export function makeAccountDeletionStore(prisma: PrismaClient, options: AccountDeletionOptions = {}) {
   const batchSize = DELETION_BATCH_COMMENTS
+  const rowsOnPosts = options.rowsOnPosts ?? USER_ROWS_ON_POSTS
   const statementTimeout =
     options.databaseTimeoutMs === undefined ? undefined : String(Math.floor(options.databaseTimeoutMs * 0.9))
   const transaction = <T>(work: (tx: Tx) => Promise<T>) =>
@@ -119,8 +136,9 @@ export function makeAccountDeletionStore(prisma: PrismaClient, options: AccountD
      * checked) and, when they are an admin, another admin remains.
      *
      * Lock order in the last transaction, as writers take theirs: posts first, in id order (the
-     * user's own, which the cascade deletes, and any the user commented on since the batches: a
-     * post or comment write locks its post first, then its insert waits on its author's row); then
+     * user's own, which the cascade deletes, and any that shows a row of theirs: comments written
+     * since the batches, and every table of USER_ROWS_ON_POSTS; a post or comment write locks its
+     * post first, then its insert waits on its author's row); then
      * the user's row, together with every admin's, in id order, only when the user is an admin
      * (so that two admins deleting themselves at once queue and one always remains; other
      * accounts' deletions leave admins' rows alone). Once the user's row is locked no post or
@@ -129,25 +147,26 @@ export function makeAccountDeletionStore(prisma: PrismaClient, options: AccountD
      * commented on after the first read) is retried.
      */
     async deleteUser(userId: string, verifiedHash: string): Promise<UserDeletion> {
-      const commented = new Set<string>()
+      // The posts, not the user's own, whose representation the deletion changes.
+      const touched = new Set<string>()
       const [found] = await prisma.$queryRaw<{ role: string; others: boolean }[]>`
         select role, exists (select 1 from users where role = 'admin' and id <> ${userId}::uuid) as others
         from users where id = ${userId}::uuid`
       if (!found) return 'gone'
       // Checked before anything goes; checked again under the locks at the end.
       if (found.role === 'admin' && !found.others) return 'last-admin'
-      while (await deleteBatch(userId, verifiedHash, commentsOnOthersPosts, commented));
+      while (await deleteBatch(userId, verifiedHash, commentsOnOthersPosts, touched));
       // The account's own posts go with it: no post here needs its cache told of a new count.
       while (await deleteBatch(userId, verifiedHash, commentsOnOwnPosts, new Set()));
       return transaction(async (tx): Promise<UserDeletion> => {
         // FOR UPDATE cannot go with UNION: the ids are read, then locked in order.
-        const ids = (
-          await tx.$queryRaw<{ id: string }[]>`
-            select id from posts where author_id = ${userId}::uuid
-            union select c.post_id from comments c where c.author_id = ${userId}::uuid
-            order by 1`
-        ).map((row) => row.id)
+        const own = await tx.$queryRaw<{ id: string }[]>`select id from posts where author_id = ${userId}::uuid`
+        const showing = await tx.$queryRaw<{ id: string }[]>`${postsShowingRowsOf(rowsOnPosts, userId)}`
+        const ownIds = new Set(own.map((row) => row.id))
+        const ids = [...new Set([...ownIds, ...showing.map((row) => row.id)])].sort()
         await lockPosts(tx, ids)
+        // Their rows go with the user's by cascade: the posts that showed them show something else.
+        for (const { id } of showing) if (!ownIds.has(id)) touched.add(id)
         const rows = await (found.role === 'admin'
           ? tx.$queryRaw<UserRow[]>`
               select id, role, password_hash from users where id = ${userId}::uuid or role = 'admin' order by id for update`
@@ -174,11 +193,11 @@ export function makeAccountDeletionStore(prisma: PrismaClient, options: AccountD
             tx,
             left.map((row) => row.id),
           )
-        for (const row of left) commented.add(row.postId)
+        for (const row of left) touched.add(row.postId)
         const [thumbnails] = await tx.$queryRaw<{ any: boolean }[]>`
           select exists (select 1 from post_thumbnails t join posts p on p.id = t.post_id where p.author_id = ${userId}::uuid) as any`
         await tx.user.delete({ where: { id: userId } })
-        return { commentedPostIds: [...commented].sort(), releasedThumbnails: thumbnails?.any ?? false }
+        return { commentedPostIds: [...touched].sort(), releasedThumbnails: thumbnails?.any ?? false }
       })
     },
   }

@@ -6,7 +6,7 @@ import { ApiError } from '../errors/api-error.ts'
 import type { HandlerMap } from './operations.ts'
 import { shorten } from './errors/shorten.ts'
 import { authorize } from './security.ts'
-import type { OpenApiDocument, OperationSpec } from '../spec.ts'
+import { HTTP_METHODS, type OpenApiDocument, type OperationSpec } from '../spec.ts'
 
 /** A request that announces no body bytes: no Content-Length above 0, no chunked framing. */
 const sendsNoBody = (headers: { 'content-length'?: string; 'transfer-encoding'?: string }) =>
@@ -58,7 +58,6 @@ const takesUploads = (operation: OperationSpec) =>
     'multipart/form-data',
   )
 
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
 
 /** A copy of the spec holding only the operations `keep` selects (components and the rest as they are). */
 function specWith(spec: OpenApiDocument, keep: (operation: OperationSpec) => boolean): OpenApiDocument {
@@ -71,6 +70,32 @@ function specWith(spec: OpenApiDocument, keep: (operation: OperationSpec) => boo
     if (!HTTP_METHODS.some((method) => method in item)) delete copy.paths[path]
   }
   return copy
+}
+
+type Responses = Record<string, { content?: Record<string, unknown> } | undefined>
+
+/**
+ * `spec` (a copy) with its answers described as JSON only. The glue counts every media type of the
+ * spec, answers' included, as one a request may be parsed as, and warns at start-up for each that
+ * has no parser (the feed's, the images'): false alarms that would hide a real one. Fastify never
+ * uses those descriptions: an answer of another type is bytes the handler sends. A request body's
+ * types stay, so a missing parser for one is still reported.
+ */
+function withJsonAnswersOnly(spec: OpenApiDocument): OpenApiDocument {
+  const keepJson = (responses: Responses | undefined) => {
+    for (const response of Object.values(responses ?? {})) {
+      if (response?.content === undefined) continue
+      for (const type of Object.keys(response.content)) if (type !== 'application/json') delete response.content[type]
+      if (Object.keys(response.content).length === 0) delete response.content
+    }
+  }
+  for (const item of Object.values(spec.paths)) {
+    for (const method of HTTP_METHODS) {
+      keepJson((item as Record<string, OperationSpec | undefined>)[method]?.responses as Responses | undefined)
+    }
+  }
+  keepJson((spec as { components?: { responses?: Responses } }).components?.responses)
+  return spec
 }
 
 /**
@@ -86,13 +111,13 @@ export async function registerOperations(
 ) {
   await app.register(async (uploads) => {
     await registerUploads(uploads)
-    await registerGlue(uploads, spec, specWith(spec, takesUploads), handlers)
+    await registerGlue(uploads, spec, withJsonAnswersOnly(specWith(spec, takesUploads)), handlers)
   })
   await app.register(async (rest) => {
     await registerGlue(
       rest,
       spec,
-      specWith(spec, (operation) => !takesUploads(operation)),
+      withJsonAnswersOnly(specWith(spec, (operation) => !takesUploads(operation))),
       handlers,
     )
   })

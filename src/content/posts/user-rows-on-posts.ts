@@ -1,0 +1,26 @@
+// The one place that says which posts show a user's rows, other than the posts they wrote: a
+// table here holds rows of one user, each shown on one post (a count on it, a list in it). When
+// the account goes, its rows go with it (ON DELETE CASCADE), so what those posts show changes:
+// account deletion (src/auth/account-deletion-store.ts) reads the posts each table names before
+// the user's row goes and tells the post and list caches about every one of them.
+//
+// A new table that refers to users and to posts (likes, reactions, bookmarks counted on a post)
+// is listed here, or in NOT_SHOWN_ON_POSTS with the reason: test/content/posts/user-rows-on-posts.test.ts
+// reads the foreign keys of the migrated schema and fails for a table in neither list.
+
+export interface UserRowsOnPosts {
+  table: string
+  /** Its column that refers to users.id: whose row it is. */
+  userColumn: string
+  /** Its column that refers to posts.id: the post that shows it. */
+  postColumn: string
+  /** What the post shows of these rows. */
+  shows: string
+}
+
+export const USER_ROWS_ON_POSTS = [
+  { table: 'comments', userColumn: 'author_id', postColumn: 'post_id', shows: 'commentCount' },
+] as const satisfies readonly UserRowsOnPosts[]
+
+/** Tables that refer to users and to posts whose rows no post shows, each with why. */
+export const NOT_SHOWN_ON_POSTS: Record<string, string> = {}
