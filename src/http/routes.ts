@@ -58,7 +58,6 @@ const takesUploads = (operation: OperationSpec) =>
     'multipart/form-data',
   )
 
-
 /** A copy of the spec holding only the operations `keep` selects (components and the rest as they are). */
 function specWith(spec: OpenApiDocument, keep: (operation: OperationSpec) => boolean): OpenApiDocument {
   const copy = structuredClone(spec)
