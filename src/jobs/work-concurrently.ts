@@ -39,6 +39,52 @@ function expiryMs(job: object): number {
   return Number.isFinite(seconds) ? seconds * 1000 : 0
 }
 
+/** Whether the job is still active in the run that `job` (as fetched) started. */
+async function stillThisRun<T extends object>(boss: PgBoss, queue: string, job: PgBoss.JobWithMetadata<T>) {
+  const current = await boss.getJobById<T>(queue, job.id)
+  return current?.state === 'active' && current.startedOn.getTime() === job.startedOn.getTime()
+}
+
+/**
+ * Writes a job's completion or failure, trying again while it cannot (the database restarting):
+ * a job whose outcome is lost stays active until it expires and then runs again, sending a mail
+ * twice. Gives up when the worker stops, or before the job expires: pg-boss may then hand the
+ * job to another worker, whose run a late write would end.
+ */
+async function recordOutcome<T extends object>(
+  { boss, queue, log, stopped }: { boss: PgBoss; queue: string; log: Logger; stopped: () => boolean },
+  job: PgBoss.JobWithMetadata<T>,
+  expiresAt: number,
+  write: () => Promise<unknown>,
+) {
+  for (let delayMs = 250, first = true; ; delayMs = Math.min(delayMs * 2, 5000), first = false) {
+    try {
+      // A write whose answer was lost may have landed all the same: the job may then be waiting
+      // for its retry, or in another worker's hands, whose run a second failure would end.
+      if (!first && !(await stillThisRun(boss, queue, job))) return
+      await write()
+      return
+    } catch (error) {
+      if (stopped() || Date.now() + delayMs > expiresAt - EXPIRY_MARGIN_MS) throw error
+      if (delayMs === 250)
+        log.warn({ err: error, queue, jobId: job.id }, "job's outcome not recorded; trying again until it expires")
+      await new Promise((resolve) => setTimeout(resolve, delayMs))
+    }
+  }
+}
+
+/** Fails the jobs whose handler still runs at shutdown, so that pg-boss retries them after their delay. */
+async function failRunning(boss: PgBoss, queue: string, ids: string[], log: Logger) {
+  log.warn({ queue, jobIds: ids }, 'jobs still running at shutdown: failed, so they are retried')
+  await Promise.all(
+    ids.map((id) =>
+      boss
+        .fail(queue, id, { message: 'shut down while active' })
+        .catch((error: unknown) => log.warn({ err: error, queue, jobId: id }, 'job not failed; it will expire')),
+    ),
+  )
+}
+
 export function workConcurrently<T extends object>(
   boss: PgBoss,
   queue: string,
@@ -76,36 +122,7 @@ export function workConcurrently<T extends object>(
     } finally {
       running.delete(job)
     }
-    if (!abandoned.has(job)) await recordOutcome(job, expiresAt, outcome)
-  }
-
-  /**
-   * Writes a job's completion or failure, trying again while it cannot (the database restarting):
-   * a job whose outcome is lost stays active until it expires and then runs again, sending a mail
-   * twice. Gives up when the worker stops, or before the job expires: pg-boss may then hand the
-   * job to another worker, whose run a late write would end.
-   */
-  async function recordOutcome(job: PgBoss.JobWithMetadata<T>, expiresAt: number, write: () => Promise<unknown>) {
-    for (let delayMs = 250, first = true; ; delayMs = Math.min(delayMs * 2, 5000), first = false) {
-      try {
-        // A write whose answer was lost may have landed all the same: the job may then be waiting
-        // for its retry, or in another worker's hands, whose run a second failure would end.
-        if (!first && !(await stillThisRun(job))) return
-        await write()
-        return
-      } catch (error) {
-        if (stopped || Date.now() + delayMs > expiresAt - EXPIRY_MARGIN_MS) throw error
-        if (delayMs === 250)
-          log.warn({ err: error, queue, jobId: job.id }, "job's outcome not recorded; trying again until it expires")
-        await new Promise((resolve) => setTimeout(resolve, delayMs))
-      }
-    }
-  }
-
-  /** Whether the job is still active in the run this worker started. */
-  async function stillThisRun(job: PgBoss.JobWithMetadata<T>) {
-    const current = await boss.getJobById<T>(queue, job.id)
-    return current?.state === 'active' && current.startedOn.getTime() === job.startedOn.getTime()
+    if (!abandoned.has(job)) await recordOutcome({ boss, queue, log, stopped: () => stopped }, job, expiresAt, outcome)
   }
 
   function take(job: PgBoss.JobWithMetadata<T>) {
@@ -173,14 +190,11 @@ export function workConcurrently<T extends object>(
       // Jobs only having their outcome written are left to it: failing them could undo a completion.
       if (running.size === 0) return
       for (const job of running) abandoned.add(job)
-      const ids = [...running].map((job) => job.id)
-      log.warn({ queue, jobIds: ids }, 'jobs still running at shutdown: failed, so they are retried')
-      await Promise.all(
-        ids.map((id) =>
-          boss
-            .fail(queue, id, { message: 'shut down while active' })
-            .catch((error: unknown) => log.warn({ err: error, queue, jobId: id }, 'job not failed; it will expire')),
-        ),
+      await failRunning(
+        boss,
+        queue,
+        [...running].map((job) => job.id),
+        log,
       )
     },
   }

@@ -105,7 +105,7 @@ t.test('the list SQL of posts writes every property the view writes', async (t) 
   const twice = view.text.replace(/^ {2}'slug',\n/m, "  'slug',\n  'id',\n")
   t.match(typeErrorsIn('src/content/posts/post-view.ts', twice).join('\n'), /twice: "id"/, 'POST_KEYS naming id twice')
 
-  const store = sourceOf('src/content/posts/post-store.ts')
+  const store = sourceOf('src/content/posts/post-list-store.ts')
   let columns: ts.ObjectLiteralExpression | undefined
   const visit = (node: ts.Node) => {
     if (ts.isVariableDeclaration(node) && node.name.getText() === 'POST_COLUMNS') {
@@ -115,6 +115,6 @@ t.test('the list SQL of posts writes every property the view writes', async (t) 
   }
   visit(store.source)
   t.ok(columns, 'POST_COLUMNS is found')
-  const errors = typeErrorsIn('src/content/posts/post-store.ts', withoutProperty(store.text, columns!, 'slug'))
+  const errors = typeErrorsIn('src/content/posts/post-list-store.ts', withoutProperty(store.text, columns!, 'slug'))
   t.match(errors.join('\n'), /'slug'/, 'POST_COLUMNS without slug')
 })
