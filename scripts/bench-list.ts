@@ -207,7 +207,7 @@ const sql = new pg.Client({ connectionString: database.env.DATABASE_URL })
 /** Both servers, started afresh: empty caches. */
 const startServers = async () => ({
   cached: await startServer({ ...database.env, ...BENCH_ADMIN }),
-  // POST_CACHE_MAX_ENTRIES=0 turns off the post, slug, list and feed caches (src/services.ts).
+  // POST_CACHE_MAX_ENTRIES=0 turns off the post, slug, list and feed caches (src/services/caches.ts).
   uncached: await startServer({ ...database.env, ...BENCH_ADMIN, POST_CACHE_MAX_ENTRIES: '0' }),
 })
 let servers: Awaited<ReturnType<typeof startServers>> | undefined

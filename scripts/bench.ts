@@ -172,7 +172,7 @@ try {
   // that the original's statistics count the service's reads alone.
   const pgPeer = database.copy ? await startPeer({ databaseUrl: await database.copy(), poolMax: POOL_MAX }) : null
   if (pgPeer) peers.push(pgPeer)
-  // POST_CACHE_MAX_ENTRIES=0 turns off the post, slug, list and feed caches (src/services.ts).
+  // POST_CACHE_MAX_ENTRIES=0 turns off the post, slug, list and feed caches (src/services/caches.ts).
   server = await startServer({ ...env, POST_CACHE_MAX_ENTRIES: '0' })
   const uncachedWork = equalWork(await counterFor(database.env.DATABASE_URL))
   const uncached = await uncachedFigures(uncachedWork, server.url, pgPeer, paths, CONNECTIONS, {

@@ -1,7 +1,7 @@
 // The read figures `npm run bench` compares with its bare peers (scripts/bench/equal-work.ts):
 // cached ones on a server with its caches on, against the bytes peer; uncached ones on a server
 // with them off (POST_CACHE_MAX_ENTRIES=0 turns off the post, slug, list and feed caches alike,
-// src/services.ts), against the node:http + pg peer; and same-URL bursts, against the spread.
+// src/services/caches.ts), against the node:http + pg peer; and same-URL bursts, against the spread.
 import type { Figure } from './measure.ts'
 import { captureAnswer, startPeer, type FixedAnswer, type Peer } from './peers.ts'
 import type { Seeded } from './seed.ts'

@@ -96,7 +96,7 @@ t.test('a deleted account’s posts vanish from both instances’ caches at once
 t.test('comments on more posts than are named one by one: both instances forget everything', { skip }, async (t) => {
   const [one, two] = [await build(t), await build(t)]
   const [leaver, other] = [await registerUser(one, 'leaver'), await registerUser(one, 'other')]
-  // One past the number of posts named one by one (DELETED_ACCOUNT_POSTS_NAMED in src/services.ts).
+  // One past the number of posts named one by one (DELETED_ACCOUNT_POSTS_NAMED in src/services/accounts.ts).
   const posts = []
   for (let index = 0; index < 51; index++) {
     const post = await createPost(one, other, { status: 'published' })

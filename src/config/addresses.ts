@@ -1,0 +1,107 @@
+// The settings that are addresses: the sender of mails, the links mailed, the URL clients reach the
+// service at, the origins that may call it and the proxies that may name the client.
+import { isIP } from 'node:net'
+import { ConfigError, text, type Env } from './variables.ts'
+
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+export function mailFrom(env: Env): string {
+  const value = text(env, 'MAIL_FROM', 'Blog <no-reply@blog.localhost>', 254)!
+  const address = /<([^>]+)>$/.exec(value)?.[1] ?? value
+  if (!EMAIL.test(address))
+    throw new ConfigError('MAIL_FROM', 'must be an email address, optionally as "Name <address>"', value)
+  return value
+}
+
+/**
+ * A link to mail: an http(s) URL with `{token}` where the token goes. Unset, it points at this
+ * service's own operation on the address it listens at; operators set it to their site's page,
+ * which posts the token to the API.
+ */
+export function linkTemplate(env: Env, name: string, host: string, port: number, path: string): string {
+  const raw = text(env, name, null)
+  if (raw === null) return `${ownUrl(host, port)}${path}?token={token}`
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(raw.replaceAll('{token}', 'token'))
+  } catch {
+    // reported below
+  }
+  if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || !raw.includes('{token}'))
+    throw new ConfigError(name, 'must be an http(s) URL containing {token}', raw)
+  return raw
+}
+
+/** The address this service listens at, as a URL (any address: the loopback one). */
+function ownUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
+  return `http://${shown}:${port}`
+}
+
+/**
+ * The URL clients reach the service at, as a base for absolute links: http(s), perhaps with a path
+ * (behind a proxy at /api), no query or fragment; kept without a trailing slash. Unset, it is the
+ * address the service listens at, as for the links mailed.
+ */
+export function publicUrl(env: Env, host: string, port: number): string {
+  const raw = text(env, 'PUBLIC_URL', null)
+  if (raw === null) return ownUrl(host, port)
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(raw)
+  } catch {
+    // reported below
+  }
+  const extra = raw.includes('?') || raw.includes('#') || parsed?.username !== '' || parsed?.password !== ''
+  if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || extra)
+    throw new ConfigError('PUBLIC_URL', 'must be an http(s) URL without query, fragment or credentials', raw)
+  let href = parsed.href
+  while (href.endsWith('/')) href = href.slice(0, -1)
+  return href
+}
+
+/** A comma-separated list of origins (`https://blog.example.com`), or `*` for any. */
+export function origins(env: Env, name: string): string[] {
+  const raw = text(env, name, '', 4096)!
+  const list = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+  for (const entry of list) {
+    if (entry === '*') continue
+    let parsed: URL | undefined
+    try {
+      parsed = new URL(entry)
+    } catch {
+      // reported below
+    }
+    // An origin is scheme, host and port, exactly as a browser sends it: no path, no trailing slash.
+    if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== entry) {
+      throw new ConfigError(
+        name,
+        'must be a comma-separated list of origins such as https://blog.example.com, or *',
+        entry,
+      )
+    }
+  }
+  return list
+}
+
+const PROXY_ADDRESS = /^[0-9a-fA-F:.]+(\/\d{1,3})?$/
+
+/**
+ * Which proxies may name the client in X-Forwarded-For. Unset: none, so the address a limit counts
+ * is the connection's own, whatever headers a client sends.
+ */
+export function trustProxy(env: Env): false | string[] {
+  const raw = text(env, 'TRUST_PROXY', '', 4096)!.trim()
+  if (raw === '' || raw === 'false') return false
+  const list = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+  const bad = list.find((entry) => !PROXY_ADDRESS.test(entry) || isIP(entry.split('/')[0]!) === 0)
+  if (bad !== undefined)
+    throw new ConfigError('TRUST_PROXY', 'must be a comma-separated list of proxy addresses or CIDR ranges', bad)
+  return list
+}

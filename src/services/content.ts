@@ -1,0 +1,110 @@
+// The content services, as makeServices builds them: posts (with their scheduled publication and
+// the image sweep their writes ask for), thumbnails, the feed, categories, comments and the html
+// backfill. Each is handed the caches it reads and the `changes` it tells of its writes.
+import type { RateLimitStore } from '../auth/rate-limit-store.ts'
+import type { Config } from '../config.ts'
+import { makeCategoryService } from '../content/categories/categories.ts'
+import type { CategoryStore } from '../content/categories/category-store.ts'
+import type { CommentStore } from '../content/comments/comment-store.ts'
+import { makeCommentService } from '../content/comments/comments.ts'
+import { makeFeedService } from '../content/feed/feed.ts'
+import { makeHtmlBackfill } from '../content/html/backfill.ts'
+import { makeHtmlRenderer } from '../content/html/post-html.ts'
+import type { PostStore } from '../content/posts/post-store.ts'
+import { makePostService, type RequestImageSweep } from '../content/posts/posts.ts'
+import type { ImageStore } from '../content/thumbnails/image-store.ts'
+import { makeThumbnailService } from '../content/thumbnails/thumbnails.ts'
+import { makeUploadRate } from '../content/thumbnails/upload-rate.ts'
+import type { ListGeneration } from '../db/list-generation.ts'
+import { cancelPublication, enqueuePublication } from '../jobs/publish-post.ts'
+import type { Logger } from '../log.ts'
+import { addImageWorkMetrics } from '../metrics/image-work-metrics.ts'
+import type { Metrics } from '../metrics/metrics.ts'
+import type { Queue } from '../queue/queue.ts'
+import type { WebhookEvents } from '../webhooks/webhook-events.ts'
+import type { Caches } from './caches.ts'
+
+export interface ContentServicesOptions {
+  config: Config
+  queue: Queue
+  stores: {
+    posts: PostStore
+    categories: CategoryStore
+    comments: CommentStore
+    images: ImageStore
+    counters: RateLimitStore
+  }
+  caches: Caches
+  listGeneration: ListGeneration
+  events: WebhookEvents
+  requestImageSweep: RequestImageSweep
+  metrics: Metrics
+  log: Logger
+}
+
+export function makeContentServices({
+  config,
+  queue,
+  stores,
+  caches,
+  listGeneration,
+  events,
+  requestImageSweep,
+  metrics,
+  log,
+}: ContentServicesOptions) {
+  const { boss } = queue
+  const { changes } = caches
+  const renderer = makeHtmlRenderer()
+  const posts = makePostService({
+    store: stores.posts,
+    publications: {
+      schedule: (postId, at, sql) => enqueuePublication(boss, postId, at, { executeSql: sql }),
+      cancel: (jobId, sql) => cancelPublication(boss, jobId, { executeSql: sql }),
+    },
+    requestImageSweep,
+    cache: caches.postCache,
+    slugs: caches.slugCache,
+    lists: caches.listCache,
+    listGeneration,
+    changes,
+    html: renderer,
+    events,
+    pageMaxBytes: config.listPageMaxBytes,
+  })
+  const uploads = makeUploadRate(stores.counters, config)
+  const thumbnails = makeThumbnailService({
+    posts,
+    store: stores.posts,
+    images: stores.images,
+    uploads,
+    config,
+    requestImageSweep,
+    changes,
+    events,
+  })
+  addImageWorkMetrics(metrics, thumbnails.imageWork.stats)
+  return {
+    posts,
+    feeds: makeFeedService({
+      posts: stores.posts,
+      categories: stores.categories,
+      cache: caches.feedCache,
+      listGeneration,
+      publicUrl: config.publicUrl,
+      title: config.feedTitle,
+    }),
+    categories: makeCategoryService({ store: stores.categories, changes, pageMaxBytes: config.listPageMaxBytes }),
+    comments: makeCommentService({
+      store: stores.comments,
+      posts,
+      changes,
+      events,
+      pageMaxBytes: config.listPageMaxBytes,
+    }),
+    thumbnails,
+    postHtml: makeHtmlBackfill({ store: stores.posts, renderer, changes, log }),
+    /** Stops the rendering threads, once the renderings queued have finished. */
+    close: () => renderer.close(),
+  }
+}
