@@ -70,7 +70,7 @@ const drainLogins = () => new Promise((resolve) => setTimeout(resolve, 8_000))
 const settle = () => new Promise((resolve) => setTimeout(resolve, 2_000))
 /**
  * Idle means nothing left to do: start-up's own work done, the admin's first sign-in included,
- * whose bcrypt thread the password pool lets go after 30 s without work (src/auth/passwords.ts).
+ * whose bcrypt thread the password pool lets go after 30 s without work (src/auth/passwords/passwords.ts).
  */
 const untilIdle = () => new Promise((resolve) => setTimeout(resolve, 35_000))
 

@@ -5,10 +5,10 @@
 // sessions end). Without: the registered account keeps its own password, with a warning.
 // Uses the configured database (DATABASE_URL, or the embedded one under DATA_DIR).
 import { existsSync } from 'node:fs'
-import { makeAccountDeletionStore } from '../src/auth/account-deletion-store.ts'
+import { makeAccountDeletionStore } from '../src/auth/accounts/account-deletion-store.ts'
 import { makeAccountStore } from '../src/auth/account-store.ts'
 import { ADMIN_GRANT_MESSAGES, makeAuthService } from '../src/auth/auth-service.ts'
-import { makePasswordHasher } from '../src/auth/passwords.ts'
+import { makePasswordHasher } from '../src/auth/passwords/passwords.ts'
 import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
 

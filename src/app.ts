@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
-import type { PasswordHasher } from './auth/passwords.ts'
+import type { PasswordHasher } from './auth/passwords/passwords.ts'
 import type { Config } from './config.ts'
 import { openDatabase } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'

@@ -3,13 +3,13 @@
 // The services are built in parts, by concern, in src/services/: the webhooks, the caches and
 // what tells them of writes, the accounts, the content.
 import type { Logger } from './log.ts'
-import { makeAccountDeletionStore } from './auth/account-deletion-store.ts'
-import type { AccountEmail } from './auth/account-email.ts'
+import { makeAccountDeletionStore } from './auth/accounts/account-deletion-store.ts'
+import type { AccountEmail } from './auth/account-email/account-email.ts'
 import { makeAccountStore } from './auth/account-store.ts'
-import { makeAccountTokenStore } from './auth/account-token-store.ts'
+import { makeAccountTokenStore } from './auth/account-email/account-token-store.ts'
 import type { AccountCleanup } from './auth/account-cleanup.ts'
 import { ADMIN_GRANT_MESSAGES, type AuthService } from './auth/auth-service.ts'
-import type { PasswordHasher } from './auth/passwords.ts'
+import type { PasswordHasher } from './auth/passwords/passwords.ts'
 import type { AccessClaims } from './auth/principal.ts'
 import { makeRateLimitStore, type RateLimitStore } from './auth/rate-limit-store.ts'
 import type { Config } from './config.ts'

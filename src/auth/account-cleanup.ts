@@ -8,7 +8,7 @@
 // email verification and password reset tokens that expired more than a day ago.
 import { inBatches, type BatchLimits } from '../db/in-batches.ts'
 import type { AccountStore } from './account-store.ts'
-import type { AccountTokenStore } from './account-token-store.ts'
+import type { AccountTokenStore } from './account-email/account-token-store.ts'
 import type { RateLimitStore } from './rate-limit-store.ts'
 
 const ENDED_SESSION_GRACE_SECONDS = 86_400

@@ -7,7 +7,7 @@
 // id), so the receiving side can tell it is one message. The job's expiry is longer than a send may
 // take (mailer.ts), so a slow send is never retried while it is still going out.
 import type PgBoss from 'pg-boss'
-import type { AccountEmailJob } from '../auth/account-email.ts'
+import type { AccountEmailJob } from '../auth/account-email/account-email.ts'
 import type { Logger } from '../log.ts'
 import type { Mailer } from '../mail/mailer.ts'
 import { ensureQueue, mailQueue, type Job, type JobServices, type JobsOptions } from './job.ts'

@@ -3,7 +3,7 @@
 import type PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
 import type { AccountCleanup, CleanupLimits } from '../auth/account-cleanup.ts'
-import type { AccountEmail } from '../auth/account-email.ts'
+import type { AccountEmail } from '../auth/account-email/account-email.ts'
 import type { HtmlBackfill, HtmlBackfillLimits } from '../content/html/backfill.ts'
 import type { Config } from '../config.ts'
 import type { PostService } from '../content/posts/posts.ts'

@@ -3,7 +3,7 @@
 // transaction, with the user's id as the job id); a worker sends it later and pg-boss retries it,
 // so a slow or failing mail server never slows down or fails a registration.
 import type PgBoss from 'pg-boss'
-import type { LinkRequest } from '../auth/account-email.ts'
+import type { LinkRequest } from '../auth/account-email/account-email.ts'
 import type { Logger } from '../log.ts'
 import type { Mailer, MailMessage } from '../mail/mailer.ts'
 import { ensureQueue, mailQueue, type Job, type JobServices } from './job.ts'

@@ -45,10 +45,11 @@ function errorExamples(): Map<string, ErrorBody> {
 /** Not replayed here, and why; their text is taken from the code that sends them. */
 const NOT_REPLAYED: Record<string, string> = {
   'TooManyRequests.rateLimited': 'names the seconds left in the window, which depend on the clock',
-  'TooManyRequests.accountMailLimited': 'names the seconds left in the window (test/auth/password-reset.test.ts)',
+  'TooManyRequests.accountMailLimited':
+    'names the seconds left in the window (test/auth/account-email/password-reset.test.ts)',
   'ServiceUnavailable.databaseDown': "getHealth's answer when the database is down (test/db/unavailable.test.ts)",
   'Conflict.lastAdmin':
-    'needs a database with one admin; compared with this example in test/auth/delete-account.test.ts',
+    'needs a database with one admin; compared with this example in test/auth/accounts/delete-account.test.ts',
   'Conflict.webhookLimitReached': 'needs 20 endpoints; compared with this example in test/webhooks/endpoints.test.ts',
 }
 

@@ -1,7 +1,7 @@
 // Orders two requests deterministically: a request that checks a given password stops right after
 // the check (the hash it verified is read, the answer known) until the test lets it go, so the
 // test can run something else exactly in that gap. Given to the app as AppOptions.passwords.
-import type { PasswordHasher } from '../../src/auth/passwords.ts'
+import type { PasswordHasher } from '../../src/auth/passwords/passwords.ts'
 
 export interface Pause {
   /** Resolves once a request has checked the password and is held. */

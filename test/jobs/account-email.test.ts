@@ -15,7 +15,7 @@ import { uniqueEmail } from '../helpers/accounts.ts'
 import { eventually } from '../helpers/images.ts'
 import { createScratchDatabase } from '../helpers/postgres.ts'
 import { startSmtpServer } from '../helpers/smtp.ts'
-import { newLinkRequest } from '../../src/auth/account-email.ts'
+import { newLinkRequest } from '../../src/auth/account-email/account-email.ts'
 import { ACCOUNT_EMAIL_CONCURRENCY, ACCOUNT_EMAIL_QUEUE } from '../../src/jobs/account-email.ts'
 
 const smtp = await startSmtpServer()

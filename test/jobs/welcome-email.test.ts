@@ -64,7 +64,7 @@ t.test('a first attempt the server refuses (451) is retried and delivered once',
 
 t.test('enqueued inside a transaction, the job exists only if the transaction commits', async (t) => {
   const { prisma } = app.services.database
-  // The executor the registration transaction hands to pg-boss (see src/auth/account-store.ts).
+  // The executor the registration transaction hands to pg-boss (see src/auth/sessions/sign-in-store.ts).
   const enqueueIn = (user: ReturnType<typeof newUser>, thenFail: boolean) =>
     prisma.$transaction(async (tx) => {
       await enqueueWelcomeEmail(boss, user, {

@@ -1,7 +1,7 @@
 // The one place that says which posts show a user's rows, other than the posts they wrote: a
 // table here holds rows of one user, each shown on one post (a count on it, a list in it). When
 // the account goes, its rows go with it (ON DELETE CASCADE), so what those posts show changes:
-// account deletion (src/auth/account-deletion-store.ts) reads the posts each table names before
+// account deletion (src/auth/accounts/account-deletion-store.ts) reads the posts each table names before
 // the user's row goes and tells the post and list caches about every one of them.
 //
 // A new table that refers to users and to posts (likes, reactions, bookmarks counted on a post)

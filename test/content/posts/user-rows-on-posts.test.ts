@@ -5,7 +5,7 @@
 // one cannot.
 import type { Test } from 'tap'
 import t from 'tap'
-import { makeAccountDeletionStore } from '../../../src/auth/account-deletion-store.ts'
+import { makeAccountDeletionStore } from '../../../src/auth/accounts/account-deletion-store.ts'
 import { NOT_SHOWN_ON_POSTS, USER_ROWS_ON_POSTS } from '../../../src/content/posts/user-rows-on-posts.ts'
 import { build, usingPostgres } from '../../helpers/build.ts'
 import { registerUser } from '../../helpers/accounts.ts'

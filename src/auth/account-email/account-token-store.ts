@@ -1,8 +1,8 @@
 // The data layer of mailed one-time tokens (account_tokens): minted by the mail worker, claimed
 // once by verifyEmail and resetPassword. A token is bound to the address it was mailed to: once
 // the account's email changed, it proves nothing and is refused.
-import type { PrismaClient } from '../generated/prisma/client.ts'
-import type { TransactionSql, Tx } from '../db/transaction.ts'
+import type { PrismaClient } from '../../generated/prisma/client.ts'
+import type { TransactionSql, Tx } from '../../db/transaction.ts'
 
 export interface MintedFor {
   userId: string
@@ -85,8 +85,8 @@ export function makeAccountTokenStore(prisma: PrismaClient) {
      * its other reset tokens, in one transaction; false when the token is not valid. The email is
      * verified too: the token came through it. The user's row is written before the sessions are
      * revoked, so a login that checked the old password (and holds the row FOR SHARE while it
-     * starts its session: account-store.ts) either finishes first and is revoked here, or sees the
-     * new hash and starts nothing.
+     * starts its session: auth/sessions/sign-in-store.ts) either finishes first and is revoked
+     * here, or sees the new hash and starts nothing.
      */
     resetPassword: (tokenHash: string, passwordHash: string) =>
       prisma.$transaction(async (tx) => {

@@ -2,15 +2,15 @@
 // thumbnails, and its comments on other posts, with the replies to them); its tokens and password
 // stop working at once; the posts it commented on keep an exact count; caches forget it all. A
 // wrong current password is refused and counted as on PATCH /me; the only admin cannot leave.
-// Across instances: test/auth/fleet.test.ts; accounts with many comments: delete-account-batches.test.ts.
+// Across instances: test/auth/sessions/fleet.test.ts; accounts with many comments: delete-account-batches.test.ts.
 import t from 'tap'
-import { loadSpec } from '../../src/spec.ts'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { login, registerAdmin, registerUser, type Account } from '../helpers/accounts.ts'
-import { commentCounts, createComment } from '../helpers/content.ts'
-import { eventually, keysOf, solidImage, uploadThumbnail } from '../helpers/images.ts'
-import { createScratchDatabase } from '../helpers/postgres.ts'
-import { createPost } from '../helpers/posts.ts'
+import { loadSpec } from '../../../src/spec.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { login, registerAdmin, registerUser, type Account } from '../../helpers/accounts.ts'
+import { commentCounts, createComment } from '../../helpers/content.ts'
+import { eventually, keysOf, solidImage, uploadThumbnail } from '../../helpers/images.ts'
+import { createScratchDatabase } from '../../helpers/postgres.ts'
+import { createPost } from '../../helpers/posts.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 const deleteAccount = (app: App, user: Account, currentPassword = user.password, remoteAddress?: string) =>

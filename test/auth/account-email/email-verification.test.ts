@@ -3,13 +3,13 @@
 // unverifies the account, mails the new address a link and the old one a notice; with
 // REQUIRE_VERIFIED_EMAIL an unverified user may read but not write until verified.
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { registerAdmin, registerUser, uniqueEmail, type Account } from '../helpers/accounts.ts'
-import { awaitToken, CHANGED, mailJobsSettled, tokensTo, VERIFY } from '../helpers/account-mail.ts'
-import { solidImage, uploadThumbnail } from '../helpers/images.ts'
-import { createScratchDatabase } from '../helpers/postgres.ts'
-import { createPost } from '../helpers/posts.ts'
-import { startSmtpServer } from '../helpers/smtp.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { registerAdmin, registerUser, uniqueEmail, type Account } from '../../helpers/accounts.ts'
+import { awaitToken, CHANGED, mailJobsSettled, tokensTo, VERIFY } from '../../helpers/account-mail.ts'
+import { solidImage, uploadThumbnail } from '../../helpers/images.ts'
+import { createScratchDatabase } from '../../helpers/postgres.ts'
+import { createPost } from '../../helpers/posts.ts'
+import { startSmtpServer } from '../../helpers/smtp.ts'
 
 const smtp = await startSmtpServer()
 t.teardown(smtp.close)

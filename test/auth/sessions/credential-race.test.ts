@@ -7,9 +7,9 @@
 // (test/helpers/pausing-hasher.ts), and on PostgreSQL a takeover's transaction is held open.
 import pg from 'pg'
 import t, { type Test } from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { login, registerUser, uniqueEmail } from '../helpers/accounts.ts'
-import { makePausingHasher } from '../helpers/pausing-hasher.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { login, registerUser, uniqueEmail } from '../../helpers/accounts.ts'
+import { makePausingHasher } from '../../helpers/pausing-hasher.ts'
 
 const OPERATOR_PASSWORD = 'the operator password'
 

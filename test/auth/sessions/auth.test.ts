@@ -1,7 +1,7 @@
 // register, login, refresh, logout: tokens that work, rotate, die when they should.
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { login, registerUser, uniqueEmail } from '../helpers/accounts.ts'
+import { build } from '../../helpers/build.ts'
+import { login, registerUser, uniqueEmail } from '../../helpers/accounts.ts'
 
 const decode = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString())
 

@@ -3,11 +3,11 @@
 // the stranger's inbox), carry no display name, and leave no old link alive; the notice to the old
 // address says what can still be done, and links state their expiry as a time.
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { registerUser, uniqueEmail, type Account } from '../helpers/accounts.ts'
-import { awaitToken, CHANGED, decoded, mailJobsSettled, RESET, VERIFY } from '../helpers/account-mail.ts'
-import { createScratchDatabase } from '../helpers/postgres.ts'
-import { startSmtpServer } from '../helpers/smtp.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { registerUser, uniqueEmail, type Account } from '../../helpers/accounts.ts'
+import { awaitToken, CHANGED, decoded, mailJobsSettled, RESET, VERIFY } from '../../helpers/account-mail.ts'
+import { createScratchDatabase } from '../../helpers/postgres.ts'
+import { startSmtpServer } from '../../helpers/smtp.ts'
 
 const smtp = await startSmtpServer()
 t.teardown(smtp.close)

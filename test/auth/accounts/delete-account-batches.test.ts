@@ -2,11 +2,11 @@
 // bounded batches, the counts of the posts they were on stay exact (the rest of deleteCurrentUser:
 // delete-account.test.ts).
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { registerUser, type Account } from '../helpers/accounts.ts'
-import { commentCounts, createComment } from '../helpers/content.ts'
-import { createPost } from '../helpers/posts.ts'
-import { DELETION_BATCH_COMMENTS } from '../../src/auth/account-deletion-store.ts'
+import { build } from '../../helpers/build.ts'
+import { registerUser, type Account } from '../../helpers/accounts.ts'
+import { commentCounts, createComment } from '../../helpers/content.ts'
+import { createPost } from '../../helpers/posts.ts'
+import { DELETION_BATCH_COMMENTS } from '../../../src/auth/accounts/account-deletion-store.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 const deleteAccount = (app: App, user: Account, currentPassword = user.password) =>

@@ -3,11 +3,11 @@
 // the same answer as a known one, and no mail. Both answers' medians are logged (no timed assertion).
 import { performance } from 'node:perf_hooks'
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { login, registerUser, uniqueEmail } from '../helpers/accounts.ts'
-import { awaitToken, mailJobsSettled, RESET, tokensTo } from '../helpers/account-mail.ts'
-import { createScratchDatabase } from '../helpers/postgres.ts'
-import { startSmtpServer } from '../helpers/smtp.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { login, registerUser, uniqueEmail } from '../../helpers/accounts.ts'
+import { awaitToken, mailJobsSettled, RESET, tokensTo } from '../../helpers/account-mail.ts'
+import { createScratchDatabase } from '../../helpers/postgres.ts'
+import { startSmtpServer } from '../../helpers/smtp.ts'
 
 const smtp = await startSmtpServer()
 t.teardown(smtp.close)

@@ -9,10 +9,10 @@
 // on its posts (anyone can add those), hundreds of thousands of rows, runs past any request's time
 // budget and rolls back, so the account could never be deleted. Each batch commits, so a request cut short (503) leaves less to do and the next attempt finishes;
 // what went is what the account's owner asked to delete, with the right password.
-import { Prisma, type PrismaClient } from '../generated/prisma/client.ts'
-import type { Tx } from '../db/transaction.ts'
-import type { UserDeletion } from './account-store.ts'
-import { USER_ROWS_ON_POSTS, type UserRowsOnPosts } from '../content/posts/user-rows-on-posts.ts'
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts'
+import type { Tx } from '../../db/transaction.ts'
+import type { UserDeletion } from '../account-store.ts'
+import { USER_ROWS_ON_POSTS, type UserRowsOnPosts } from '../../content/posts/user-rows-on-posts.ts'
 
 /** Comments deleted per batch transaction. */
 export const DELETION_BATCH_COMMENTS = 500

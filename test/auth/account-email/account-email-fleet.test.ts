@@ -2,11 +2,11 @@
 // made through either, mails exactly one link, also when the mail server refused the first try
 // (the retry may run on the other instance), and the link works through either instance.
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { login, registerUser, uniqueEmail, type Account } from '../helpers/accounts.ts'
-import { mailJobsSettled, RESET, tokensTo } from '../helpers/account-mail.ts'
-import { createScratchDatabase } from '../helpers/postgres.ts'
-import { startSmtpServer } from '../helpers/smtp.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { login, registerUser, uniqueEmail, type Account } from '../../helpers/accounts.ts'
+import { mailJobsSettled, RESET, tokensTo } from '../../helpers/account-mail.ts'
+import { createScratchDatabase } from '../../helpers/postgres.ts'
+import { startSmtpServer } from '../../helpers/smtp.ts'
 
 const skip = usingPostgres ? false : 'needs PostgreSQL: the embedded database belongs to one process (set DATABASE_URL)'
 const jobs = { pollingIntervalSeconds: 0.5, retryDelaySeconds: 1 }

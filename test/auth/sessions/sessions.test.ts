@@ -1,13 +1,13 @@
 // listSessions and revokeSession: a user sees their live sessions (where each began, when it was
 // last used, which one is asking) and ends any of them; another user's session is a 404 like an
-// unknown one, and nothing of theirs ends. The same across instances: test/auth/fleet.test.ts.
+// unknown one, and nothing of theirs ends. The same across instances: test/auth/sessions/fleet.test.ts.
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { exchange } from '../helpers/raw-http.ts'
-import { login, registerUser, type Account } from '../helpers/accounts.ts'
-import { fetchFrom } from '../helpers/from-address.ts'
+import { build } from '../../helpers/build.ts'
+import { exchange } from '../../helpers/raw-http.ts'
+import { login, registerUser, type Account } from '../../helpers/accounts.ts'
+import { fetchFrom } from '../../helpers/from-address.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 type Session = {

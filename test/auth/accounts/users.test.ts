@@ -1,7 +1,7 @@
 // The signed-in user's own account, and what admins may do to others.
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { login, registerAdmin, registerUser } from '../helpers/accounts.ts'
+import { build } from '../../helpers/build.ts'
+import { login, registerAdmin, registerUser } from '../../helpers/accounts.ts'
 
 t.test('roles: users are refused user administration, admins are not, and a role change applies at once', async (t) => {
   const app = await build(t)

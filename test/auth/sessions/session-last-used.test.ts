@@ -2,9 +2,9 @@
 // minute per session, not on every request: counted here by a trigger that records every write
 // that changes it. Time is not waited for: the session is made to look a minute older instead.
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { registerUser } from '../helpers/accounts.ts'
-import { createScratchDatabase } from '../helpers/postgres.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { registerUser } from '../../helpers/accounts.ts'
+import { createScratchDatabase } from '../../helpers/postgres.ts'
 
 t.test('lastUsedAt is written at most once a minute per session, however many requests', async (t) => {
   // A database of its own on PostgreSQL: the trigger must not watch other test files' sessions.

@@ -6,11 +6,11 @@
 // of requests runs against a deletion.
 import pg from 'pg'
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { registerAdmin, registerUser, type Account } from '../helpers/accounts.ts'
-import { commentCounts, createComment } from '../helpers/content.ts'
-import { makePausingHasher } from '../helpers/pausing-hasher.ts'
-import { createPost } from '../helpers/posts.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { registerAdmin, registerUser, type Account } from '../../helpers/accounts.ts'
+import { commentCounts, createComment } from '../../helpers/content.ts'
+import { makePausingHasher } from '../../helpers/pausing-hasher.ts'
+import { createPost } from '../../helpers/posts.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 const pgOnly = usingPostgres ? false : 'needs PostgreSQL: the embedded database runs one transaction at a time'

@@ -3,12 +3,12 @@
 // vanish from both instances' post and list caches, while the posts it commented on show their
 // new count on both.
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { login, registerUser } from '../helpers/accounts.ts'
-import { createComment } from '../helpers/content.ts'
-import { createScratchDatabase } from '../helpers/postgres.ts'
-import { createPost } from '../helpers/posts.ts'
-import { eventually } from '../helpers/images.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { login, registerUser } from '../../helpers/accounts.ts'
+import { createComment } from '../../helpers/content.ts'
+import { createScratchDatabase } from '../../helpers/postgres.ts'
+import { createPost } from '../../helpers/posts.ts'
+import { eventually } from '../../helpers/images.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 const skip = usingPostgres ? false : 'needs PostgreSQL: the embedded database belongs to one process (set DATABASE_URL)'

@@ -3,8 +3,8 @@
 // counted before the password is checked, so a burst of guesses cannot reach bcrypt in numbers.
 // Every one, right or wrong, also counts against the client address, as every login attempt does.
 import t from 'tap'
-import { build } from '../helpers/build.ts'
-import { login, registerUser, type Account } from '../helpers/accounts.ts'
+import { build } from '../../helpers/build.ts'
+import { login, registerUser, type Account } from '../../helpers/accounts.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 const changePassword = (app: App, user: Account, currentPassword: string, password = `new-${currentPassword}`) =>

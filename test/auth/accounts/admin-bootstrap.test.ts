@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { login, registerAdmin, registerUser, uniqueEmail } from '../helpers/accounts.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { login, registerAdmin, registerUser, uniqueEmail } from '../../helpers/accounts.ts'
 
 const run = promisify(execFile)
 

@@ -5,8 +5,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { build, usingPostgres } from '../helpers/build.ts'
-import { login, registerUser, uniqueEmail } from '../helpers/accounts.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { login, registerUser, uniqueEmail } from '../../helpers/accounts.ts'
 
 t.test('ADMIN_EMAIL accounts are verified, at creation and at every start', async (t) => {
   const env: Record<string, string> = usingPostgres

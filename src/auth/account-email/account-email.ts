@@ -4,22 +4,22 @@
 // mail server that is down never fails a request, and requestPasswordReset does the same work
 // whether or not an account has the address: the lookup happens in the background.
 import { randomUUID } from 'node:crypto'
-import type { Config } from '../config.ts'
-import { ApiError } from '../errors/api-error.ts'
-import type { TransactionSql } from '../db/transaction.ts'
+import type { Config } from '../../config.ts'
+import { ApiError } from '../../errors/api-error.ts'
+import type { TransactionSql } from '../../db/transaction.ts'
 import {
   emailChangedMessage,
   passwordResetMessage,
   verificationMessage,
   welcomeVerificationLines,
-} from '../mail/account-messages.ts'
-import type { MailMessage } from '../mail/mailer.ts'
-import type { AccountStore } from './account-store.ts'
-import { normaliseEmail } from './email.ts'
+} from '../../mail/account-messages.ts'
+import type { MailMessage } from '../../mail/mailer.ts'
+import type { AccountStore } from '../account-store.ts'
+import { normaliseEmail } from '../email.ts'
 import type { AccountTokenStore } from './account-token-store.ts'
 import { hashAccountToken, linkWith, makeTokenMinter, newNonce } from './account-tokens.ts'
-import { passwordTooLong, type PasswordHasher } from './passwords.ts'
-import type { Principal } from './principal.ts'
+import { passwordTooLong, type PasswordHasher } from '../passwords/passwords.ts'
+import type { Principal } from '../principal.ts'
 
 /** A link to mail: the nonce its token is made from (account-tokens.ts), and when it was asked for. */
 export interface LinkRequest {
