@@ -13,7 +13,7 @@ export type { SessionRecord } from './sessions/session-store.ts'
 
 /** What deleting an account did: see deleteUser (accounts/account-deletion-store.ts). */
 export type UserDeletion =
-  'gone' | 'password-changed' | 'last-admin' | { commentedPostIds: string[]; releasedThumbnails: boolean }
+  'gone' | 'password-changed' | 'last-admin' | { touchedPostIds: string[]; releasedThumbnails: boolean }
 
 export function makeAccountStore(prisma: PrismaClient) {
   return {

@@ -90,11 +90,11 @@ export function makeAccountServices({
       await enqueueAccountEmail(boss, randomUUID(), { kind: 'email-changed', ...change }, { executeSql: sql })
     },
     onRenamed: (userId) => changes.changed({ authorId: userId }),
-    // Their posts leave every page and cache (by author); the posts they commented on show a new count.
-    async onDeleted({ userId, commentedPostIds, releasedThumbnails }) {
+    // Their posts leave every page and cache (by author); the posts that showed their rows (comments) show new counts.
+    async onDeleted({ userId, touchedPostIds, releasedThumbnails }) {
       await changes.changed({ authorId: userId })
-      if (commentedPostIds.length > DELETED_ACCOUNT_POSTS_NAMED) await changes.changedEverything()
-      else for (const postId of commentedPostIds) await changes.changed({ postId })
+      if (touchedPostIds.length > DELETED_ACCOUNT_POSTS_NAMED) await changes.changedEverything()
+      else for (const postId of touchedPostIds) await changes.changed({ postId })
       if (releasedThumbnails) await requestImageSweep()
     },
   })

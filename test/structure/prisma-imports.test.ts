@@ -63,7 +63,10 @@ t.test('the check sees what it looks for', async (t) => {
   )
   t.ok(prismaImports.get('src/db/database.ts')?.includes('@prisma/adapter-pg'), 'a @prisma/ package')
   t.ok(prismaImports.get('src/db/database.ts')?.includes('pglite-prisma-adapter'), 'a driver adapter')
-  t.ok(prismaImports.get('src/content/posts/post-list-store.ts')?.includes('../../generated/prisma/enums.ts'), 'its enums')
+  t.ok(
+    prismaImports.get('src/content/posts/post-list-store.ts')?.includes('../../generated/prisma/enums.ts'),
+    'its enums',
+  )
   t.same(
     importsOf("import type {\n  A,\n  B,\n} from './x.ts'\nexport { C } from \"./y.ts\"\nawait import('./z.ts')"),
     ['./x.ts', './y.ts', './z.ts'],

@@ -197,7 +197,7 @@ export function makeAccountDeletionStore(prisma: PrismaClient, options: AccountD
         const [thumbnails] = await tx.$queryRaw<{ any: boolean }[]>`
           select exists (select 1 from post_thumbnails t join posts p on p.id = t.post_id where p.author_id = ${userId}::uuid) as any`
         await tx.user.delete({ where: { id: userId } })
-        return { commentedPostIds: [...touched].sort(), releasedThumbnails: thumbnails?.any ?? false }
+        return { touchedPostIds: [...touched].sort(), releasedThumbnails: thumbnails?.any ?? false }
       })
     },
   }

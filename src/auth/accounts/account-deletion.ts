@@ -10,8 +10,8 @@ import { currentPasswordIncorrect, sessionRevoked } from '../refusals.ts'
 /** What deleting an account leaves for others to update: see AuthServiceOptions.onDeleted. */
 export interface DeletedAccount {
   userId: string
-  /** Other people's posts whose comments (the account's, and replies to them) went. */
-  commentedPostIds: string[]
+  /** Other people's posts that showed a row of the account's (src/content/posts/user-rows-on-posts.ts: its comments, and replies to them). */
+  touchedPostIds: string[]
   /** Whether any of the account's posts had a thumbnail, whose images may now be unused. */
   releasedThumbnails: boolean
 }

@@ -2,6 +2,7 @@
 // tokens, of which the database keeps only the SHA-256. What sign-in and refresh answer.
 import { createHash, randomBytes } from 'node:crypto'
 import type { components } from '../../generated/api.ts'
+import type { Wire } from '../../wire.ts'
 import type { UserRecord } from '../account-store.ts'
 import type { AuthServiceOptions } from '../auth-service.ts'
 import { toUser } from '../accounts/user-view.ts'
@@ -17,7 +18,7 @@ export function makeSessionTokens({ config, signAccessToken }: Pick<AuthServiceO
     /** When a session started now expires. */
     refreshExpiry: () => new Date(Date.now() + config.refreshTokenTtlDays * 86_400_000),
 
-    pair: (user: UserRecord, sessionId: string, refreshToken: string): TokenPair => ({
+    pair: (user: UserRecord, sessionId: string, refreshToken: string): Wire<TokenPair> => ({
       accessToken: signAccessToken({ sub: user.id, role: user.role, sid: sessionId }),
       refreshToken,
       tokenType: 'Bearer',

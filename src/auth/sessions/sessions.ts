@@ -2,6 +2,7 @@
 // in every access token, and each request checks that the session is still live (authenticate),
 // so logout and role changes take effect at once everywhere.
 import type { components } from '../../generated/api.ts'
+import type { Wire } from '../../wire.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import { LOGIN_CHALLENGE } from '../../errors/challenges.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../../cursor.ts'
@@ -38,7 +39,7 @@ const invalidRefreshToken = () =>
 
 const sessionNotFound = () => new ApiError(404, 'SESSION_NOT_FOUND', 'Session not found.')
 
-const toUserSession = (session: SessionRecord, currentId: string): UserSession => ({
+const toUserSession = (session: SessionRecord, currentId: string): Wire<UserSession> => ({
   id: session.id,
   createdAt: session.createdAt.toISOString(),
   lastUsedAt: session.lastUsedAt.toISOString(),

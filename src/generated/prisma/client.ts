@@ -104,7 +104,7 @@ export type PostThumbnail = Prisma.PostThumbnailModel
  * Model PostSlug
  * Every slug of a published post: its current one and up to 10 earlier ones, which still lead to
  * it (getPostBySlug). The key makes a slug unique among all posts, earlier slugs included.
- * Unpublished posts claim none (src/content/post-slugs.ts).
+ * Unpublished posts claim none (src/content/slugs/post-slugs.ts).
  */
 export type PostSlug = Prisma.PostSlugModel
 /**
@@ -123,7 +123,7 @@ export type AdminGrant = Prisma.AdminGrantModel
  * The generation of public post lists, one row shared by every instance: each write that changes
  * what a list shows moves it on once committed, and a cached page is served only while the
  * generation it was read at is current (src/db/list-generation.ts). `changedAt`, on the database's
- * clock, is when it last moved on: the feed's Last-Modified (src/content/feed.ts).
+ * clock, is when it last moved on: the feed's Last-Modified (src/content/feed/feed.ts).
  */
 export type ListGeneration = Prisma.ListGenerationModel
 /**

@@ -82,6 +82,6 @@ t.test('the schema is held to the list, and deletion reads every listed table', 
     const likes = { table: 'likes', userColumn: 'user_id', postColumn: 'post_id', shows: 'likeCount' }
     const deletions = makeAccountDeletionStore(prisma, { rowsOnPosts: [...USER_ROWS_ON_POSTS, likes] })
     const deleted = await deletions.deleteUser(leaver.id, row!.hash)
-    t.same(typeof deleted === 'object' ? deleted.commentedPostIds : deleted, [liked.id], 'the liked post alone')
+    t.same(typeof deleted === 'object' ? deleted.touchedPostIds : deleted, [liked.id], 'the liked post alone')
   })
 })

@@ -17,7 +17,7 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
  * The generation of public post lists, one row shared by every instance: each write that changes
  * what a list shows moves it on once committed, and a cached page is served only while the
  * generation it was read at is current (src/db/list-generation.ts). `changedAt`, on the database's
- * clock, is when it last moved on: the feed's Last-Modified (src/content/feed.ts).
+ * clock, is when it last moved on: the feed's Last-Modified (src/content/feed/feed.ts).
  */
 export type ListGenerationModel = runtime.Types.Result.DefaultSelection<Prisma.$ListGenerationPayload>
 

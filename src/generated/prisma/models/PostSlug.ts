@@ -16,7 +16,7 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
  * Model PostSlug
  * Every slug of a published post: its current one and up to 10 earlier ones, which still lead to
  * it (getPostBySlug). The key makes a slug unique among all posts, earlier slugs included.
- * Unpublished posts claim none (src/content/post-slugs.ts).
+ * Unpublished posts claim none (src/content/slugs/post-slugs.ts).
  */
 export type PostSlugModel = runtime.Types.Result.DefaultSelection<Prisma.$PostSlugPayload>
 

@@ -728,7 +728,7 @@ export type $SessionPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      */
     revokedAt: Date | null
     /**
-     * Moved on by the per-request session check, at most once a minute (auth-service.ts, authenticate).
+     * Moved on by the per-request session check, at most once a minute (src/auth/sessions/sessions.ts, authenticate).
      */
     lastUsedAt: Date
     /**
