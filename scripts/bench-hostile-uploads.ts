@@ -1,7 +1,7 @@
 // Twelve hostile thumbnail uploads at once against a fresh server on the embedded database (or
 // DATABASE_URL's server, in a scratch database): the server's peak RSS and /ping's p99 meanwhile.
-//   node --import=tsx scripts/bench-hostile-uploads.ts [count] [kind: mix|thin|deep|flat|worst]
-//   node --import=tsx scripts/bench-hostile-uploads.ts [count] files <image…>
+//   npx node --import=tsx scripts/bench-hostile-uploads.ts [count] [kind: mix|thin|deep|flat|worst]
+//   npx node --import=tsx scripts/bench-hostile-uploads.ts [count] files <image…>
 // `mix` is the issue's set (thin, 16-bit, large flat); `worst` the costliest images the default
 // limits accept: 40 megapixels of 8-bit RGB and 16-bit RGB just under 160 MB decoded, in turn;
 // `files` the images given, in turn (e.g. progressive JPEGs, interlaced PNGs, GIFs and AVIFs of

@@ -3,8 +3,8 @@
 // own (MALLOC_ARENA_MAX=2, as `npm start` runs) exactly as an upload is (makeRenditions); the
 // child's RSS is sampled every 10 ms and its peak over the RSS after a warm-up decode is reported,
 // in bytes per pixel, next to the model's estimate for the same image.
-//   node --import=tsx scripts/measure-decode-cost.ts [side=3000] [kind…]   (kinds: words of their names)
-//   node --import=tsx scripts/measure-decode-cost.ts files <path…>          (images of your own)
+//   npx node --import=tsx scripts/measure-decode-cost.ts [side=3000] [kind…]   (kinds: words of their names)
+//   npx node --import=tsx scripts/measure-decode-cost.ts files <path…>          (images of your own)
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
