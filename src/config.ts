@@ -6,6 +6,7 @@ import type { ImageFormat } from './images/sniff.ts'
 import { EMAIL, linkTemplate, mailFrom, origins, publicUrl, trustProxy } from './config/addresses.ts'
 import { imageFormats } from './config/image-formats.ts'
 import { jwtSecret } from './config/jwt-secret.ts'
+import { refuseQuietDefaults } from './config/production.ts'
 import { ConfigError, flag, integer, oneOf, text, url, type Env } from './config/variables.ts'
 
 export { ConfigError }
@@ -125,8 +126,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminPassword !== null && Buffer.byteLength(adminPassword) > 72)
     throw new ConfigError('ADMIN_PASSWORD', 'must be at most 72 bytes in UTF-8', undefined)
 
+  const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:'])
+  refuseQuietDefaults(env, { databaseUrl, smtpUrl })
+
   const host = text(env, 'HOST', '127.0.0.1', 255)!
   const port = integer(env, 'PORT', 3000, 0, 65535)
+  const base = publicUrl(env, host, port)
   return {
     host,
     port,
@@ -158,7 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     lingeringCloseMs: integer(env, 'LINGERING_CLOSE_MS', 10_000, 0, 120_000),
     lingeringCloseMaxSockets: integer(env, 'LINGERING_CLOSE_MAX_SOCKETS', 100, 0, 100_000),
     imageFormats: imageFormats(env, 'IMAGE_FORMATS'),
-    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpUrl,
     mailFrom: mailFrom(env),
     loginLimitPerAccount: integer(env, 'LOGIN_LIMIT_PER_ACCOUNT', 100, 1, 100_000),
     loginLimitPerAccountAddress: integer(env, 'LOGIN_LIMIT_PER_ACCOUNT_ADDRESS', 10, 1, 100_000),
@@ -169,9 +174,9 @@ export function loadConfig(env: Env = process.env): Config {
     sessionsLimitPerAddress: integer(env, 'SESSIONS_LIMIT_PER_ADDRESS', 300, 1, 1_000_000),
     emailVerificationTtlSeconds: integer(env, 'EMAIL_VERIFICATION_TTL_SECONDS', 86_400, 60, 30 * 86_400),
     passwordResetTtlSeconds: integer(env, 'PASSWORD_RESET_TTL_SECONDS', 1800, 60, 86_400),
-    emailVerificationUrl: linkTemplate(env, 'EMAIL_VERIFICATION_URL', host, port, '/email-verification/confirm'),
-    passwordResetUrl: linkTemplate(env, 'PASSWORD_RESET_URL', host, port, '/password-reset/confirm'),
-    publicUrl: publicUrl(env, host, port),
+    emailVerificationUrl: linkTemplate(env, 'EMAIL_VERIFICATION_URL', base, '/email-verification/confirm'),
+    passwordResetUrl: linkTemplate(env, 'PASSWORD_RESET_URL', base, '/password-reset/confirm'),
+    publicUrl: base,
     publicUrlGiven: text(env, 'PUBLIC_URL', null) !== null,
     feedTitle: text(env, 'FEED_TITLE', 'Blog', 200)!,
     requireVerifiedEmail: flag(env, 'REQUIRE_VERIFIED_EMAIL', false),

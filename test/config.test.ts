@@ -242,3 +242,44 @@ t.test("the feed's base URL: the address listened at unless PUBLIC_URL says; FEE
   }
   t.throws(() => loadConfig({ DATA_DIR: 'memory:', FEED_TITLE: 'x'.repeat(201) }), /FEED_TITLE must be at most 200/)
 })
+
+t.test('production refuses the defaults that misbehave quietly in a fleet, each with one line', async (t) => {
+  const production = { NODE_ENV: 'production', DATA_DIR: 'memory:', JWT_SECRET: 'p'.repeat(40) }
+  const database = { DATABASE_URL: 'postgres://root@127.0.0.1:5432/blog' }
+  const smtp = { SMTP_URL: 'smtp://mail.example.org:587' }
+  t.throws(
+    () => loadConfig({ ...production, ...smtp }),
+    /^Invalid configuration: DATABASE_URL is required in production \(NODE_ENV=production\).*EMBEDDED_DATABASE_IN_PRODUCTION=true/,
+  )
+  t.throws(
+    () => loadConfig({ ...production, ...database }),
+    /^Invalid configuration: SMTP_URL is required in production .*MAIL_TO_FILES=true/,
+  )
+  t.equal(loadConfig({ ...production, ...database, ...smtp }).smtpUrl, smtp.SMTP_URL, 'both set: it starts')
+  const meant = loadConfig({ ...production, EMBEDDED_DATABASE_IN_PRODUCTION: 'true', MAIL_TO_FILES: 'true' })
+  t.equal(meant.databaseUrl, null, 'the embedded database, said on purpose')
+  t.equal(meant.smtpUrl, null, 'mail to files, said on purpose')
+  t.throws(
+    () => loadConfig({ ...production, ...database, MAIL_TO_FILES: 'yes' }),
+    /MAIL_TO_FILES must be true or false/,
+  )
+  t.equal(loadConfig({ DATA_DIR: 'memory:' }).databaseUrl, null, 'outside production the defaults stand')
+})
+
+t.test('links mailed are built on PUBLIC_URL, its path prefix included, unless a link is set', async (t) => {
+  const config = loadConfig({ DATA_DIR: 'memory:', PORT: '4402', PUBLIC_URL: 'https://blog.example.org/api/' })
+  t.equal(config.emailVerificationUrl, 'https://blog.example.org/api/email-verification/confirm?token={token}')
+  t.equal(config.passwordResetUrl, 'https://blog.example.org/api/password-reset/confirm?token={token}')
+})
+
+t.test('the server refuses to start in production without DATABASE_URL, with one line on stderr', async (t) => {
+  const child = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], {
+    env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: '', DATA_DIR: 'memory:' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const code = await new Promise((resolve) => child.on('exit', resolve))
+  t.equal(code, 1)
+  t.match(stderr, /^Invalid configuration: DATABASE_URL is required in production[^\n]*\n$/)
+})

@@ -15,12 +15,12 @@ export function mailFrom(env: Env): string {
 
 /**
  * A link to mail: an http(s) URL with `{token}` where the token goes. Unset, it points at this
- * service's own operation on the address it listens at; operators set it to their site's page,
- * which posts the token to the API.
+ * service's own operation under `base` (PUBLIC_URL, path prefix included, or the address it listens
+ * at); operators set it to their site's page, which posts the token to the API.
  */
-export function linkTemplate(env: Env, name: string, host: string, port: number, path: string): string {
+export function linkTemplate(env: Env, name: string, base: string, path: string): string {
   const raw = text(env, name, null)
-  if (raw === null) return `${ownUrl(host, port)}${path}?token={token}`
+  if (raw === null) return `${base}${path}?token={token}`
   let parsed: URL | undefined
   try {
     parsed = new URL(raw.replaceAll('{token}', 'token'))
