@@ -62,7 +62,7 @@ export function makeWebhookService({ store, secrets, urls, pageMaxBytes }: Webho
       return { webhooks: items, page: { limit, nextCursor } }
     },
 
-    async create(input: CreateWebhook): Promise<CreatedWebhook> {
+    async create(input: CreateWebhook): Promise<Wire<CreatedWebhook>> {
       await checkWebhookUrl(input.url, urls)
       const secret = newWebhookSecret()
       const created = await store.createBounded(

@@ -89,10 +89,100 @@ const postsShowingRowsOf = (rowsOnPosts: readonly UserRowsOnPosts[], userId: str
     ' union ',
   )
 
+/**
+ * Up to `limit` of the user's rows of a listed table (user-rows-on-posts.ts), by the posts they are
+ * on: those posts locked first, in id order, then every row of the user's on them deleted and each
+ * post's count of them (`countedIn`) moved by the rows that went. The posts; none when none was left.
+ * Names come from that list's constants, never from input.
+ */
+async function deleteRowsOnPosts(tx: Tx, rows: UserRowsOnPosts, userId: string, limit: number): Promise<string[]> {
+  const [table, user, post] = [rows.table, rows.userColumn, rows.postColumn].map((name) => Prisma.raw(name))
+  const found = await tx.$queryRaw<{ id: string }[]>`
+    select distinct t.post_id::text as id from (
+      select ${post} as post_id from ${table} where ${user} = ${userId}::uuid limit ${limit}) t`
+  const postIds = found.map((row) => row.id).sort()
+  if (postIds.length === 0) return []
+  await lockPosts(tx, postIds)
+  const gone = Prisma.sql`delete from ${table} where ${user} = ${userId}::uuid and ${post} = any(${postIds}::uuid[])
+    returning ${post} as post_id`
+  if (rows.countedIn === null) await tx.$executeRaw`${gone}`
+  else {
+    const counted = Prisma.raw(rows.countedIn)
+    await tx.$executeRaw`
+      with gone as (${gone}), counts as (select post_id, count(*)::int as n from gone group by post_id)
+      update posts set ${counted} = posts.${counted} - counts.n, updated_at = now()
+      from counts where posts.id = counts.post_id`
+  }
+  return postIds
+}
+
 interface UserRow {
   id: string
   role: string
   password_hash: string
+}
+
+interface LastStep {
+  userId: string
+  verifiedHash: string
+  /** The user's role as first read; checked again under the lock. */
+  role: string
+  rowsOnPosts: readonly UserRowsOnPosts[]
+  /** The posts, not the user's own, whose representation the deletion changes: added to. */
+  touched: Set<string>
+}
+
+/**
+ * The last step of deleting an account, in its transaction: the posts locked in id order, the
+ * user's row checked again under its lock (and the admins' rows, for an admin), what was written
+ * since the batches deleted, then the user's row, whose sessions and posts follow it by cascade.
+ */
+async function deleteUserRow(
+  tx: Tx,
+  { userId, verifiedHash, role, rowsOnPosts, touched }: LastStep,
+): Promise<UserDeletion> {
+  // FOR UPDATE cannot go with UNION: the ids are read, then locked in order.
+  const own = await tx.$queryRaw<{ id: string }[]>`select id from posts where author_id = ${userId}::uuid`
+  const showing = await tx.$queryRaw<{ id: string }[]>`${postsShowingRowsOf(rowsOnPosts, userId)}`
+  const ownIds = new Set(own.map((row) => row.id))
+  const ids = [...new Set([...ownIds, ...showing.map((row) => row.id)])].sort()
+  await lockPosts(tx, ids)
+  // The posts that showed the user's rows show something else once they go.
+  for (const { id } of showing) if (!ownIds.has(id)) touched.add(id)
+  const rows = await (role === 'admin'
+    ? tx.$queryRaw<UserRow[]>`
+        select id, role, password_hash from users where id = ${userId}::uuid or role = 'admin' order by id for update`
+    : tx.$queryRaw<UserRow[]>`select id, role, password_hash from users where id = ${userId}::uuid for update`)
+  const me = rows.find((row) => row.id === userId)
+  if (!me) return 'gone'
+  if (me.password_hash !== verifiedHash) return 'password-changed'
+  if (me.role === 'admin') {
+    // Made an admin since it was read: the other admins' rows are locked now (out of order:
+    // a deadlock this rare is retried).
+    const admins =
+      role === 'admin'
+        ? rows
+        : await tx.$queryRaw<
+            UserRow[]
+          >`select id, role, password_hash from users where role = 'admin' order by id for update`
+    if (!admins.some((row) => row.id !== userId && row.role === 'admin')) return 'last-admin'
+  }
+  const left = await commentsOnOthersPosts(tx, userId, 2 ** 31 - 1)
+  const lateIds = [...new Set(left.map((row) => row.postId))].filter((id) => !ids.includes(id)).sort()
+  await lockPosts(tx, lateIds)
+  if (left.length > 0)
+    await deleteComments(
+      tx,
+      left.map((row) => row.id),
+    )
+  for (const row of left) touched.add(row.postId)
+  // Rows written since the batches: few, and their posts are locked already.
+  for (const table of rowsOnPosts.filter((listed) => listed.ownSteps !== true))
+    for (const id of await deleteRowsOnPosts(tx, table, userId, 2 ** 31 - 1)) touched.add(id)
+  const [thumbnails] = await tx.$queryRaw<{ any: boolean }[]>`
+    select exists (select 1 from post_thumbnails t join posts p on p.id = t.post_id where p.author_id = ${userId}::uuid) as any`
+  await tx.user.delete({ where: { id: userId } })
+  return { touchedPostIds: [...touched].sort(), releasedThumbnails: thumbnails?.any ?? false }
 }
 
 export function makeAccountDeletionStore(prisma: PrismaClient, options: AccountDeletionOptions = {}) {
@@ -130,6 +220,16 @@ export function makeAccountDeletionStore(prisma: PrismaClient, options: AccountD
       return batch.length === batchSize
     })
 
+  /** One batch of a listed table's rows; false when there was nothing left, or the account changed. */
+  const deleteRowsBatch = (userId: string, verifiedHash: string, rows: UserRowsOnPosts, touched: Set<string>) =>
+    transaction(async (tx) => {
+      if (!(await stillVerified(tx, userId, verifiedHash))) return false
+      const postIds = await deleteRowsOnPosts(tx, rows, userId, batchSize)
+      for (const id of postIds) touched.add(id)
+      return postIds.length > 0
+    })
+  const rowsInBatches = rowsOnPosts.filter((rows) => rows.ownSteps !== true)
+
   return {
     /**
      * Deletes the user while their password hash is still `verifiedHash` (the one the request
@@ -158,47 +258,8 @@ export function makeAccountDeletionStore(prisma: PrismaClient, options: AccountD
       while (await deleteBatch(userId, verifiedHash, commentsOnOthersPosts, touched));
       // The account's own posts go with it: no post here needs its cache told of a new count.
       while (await deleteBatch(userId, verifiedHash, commentsOnOwnPosts, new Set()));
-      return transaction(async (tx): Promise<UserDeletion> => {
-        // FOR UPDATE cannot go with UNION: the ids are read, then locked in order.
-        const own = await tx.$queryRaw<{ id: string }[]>`select id from posts where author_id = ${userId}::uuid`
-        const showing = await tx.$queryRaw<{ id: string }[]>`${postsShowingRowsOf(rowsOnPosts, userId)}`
-        const ownIds = new Set(own.map((row) => row.id))
-        const ids = [...new Set([...ownIds, ...showing.map((row) => row.id)])].sort()
-        await lockPosts(tx, ids)
-        // Their rows go with the user's by cascade: the posts that showed them show something else.
-        for (const { id } of showing) if (!ownIds.has(id)) touched.add(id)
-        const rows = await (found.role === 'admin'
-          ? tx.$queryRaw<UserRow[]>`
-              select id, role, password_hash from users where id = ${userId}::uuid or role = 'admin' order by id for update`
-          : tx.$queryRaw<UserRow[]>`select id, role, password_hash from users where id = ${userId}::uuid for update`)
-        const me = rows.find((row) => row.id === userId)
-        if (!me) return 'gone'
-        if (me.password_hash !== verifiedHash) return 'password-changed'
-        if (me.role === 'admin') {
-          // Made an admin since it was read: the other admins' rows are locked now (out of order:
-          // a deadlock this rare is retried).
-          const admins =
-            found.role === 'admin'
-              ? rows
-              : await tx.$queryRaw<
-                  UserRow[]
-                >`select id, role, password_hash from users where role = 'admin' order by id for update`
-          if (!admins.some((row) => row.id !== userId && row.role === 'admin')) return 'last-admin'
-        }
-        const left = await commentsOnOthersPosts(tx, userId, 2 ** 31 - 1)
-        const lateIds = [...new Set(left.map((row) => row.postId))].filter((id) => !ids.includes(id)).sort()
-        await lockPosts(tx, lateIds)
-        if (left.length > 0)
-          await deleteComments(
-            tx,
-            left.map((row) => row.id),
-          )
-        for (const row of left) touched.add(row.postId)
-        const [thumbnails] = await tx.$queryRaw<{ any: boolean }[]>`
-          select exists (select 1 from post_thumbnails t join posts p on p.id = t.post_id where p.author_id = ${userId}::uuid) as any`
-        await tx.user.delete({ where: { id: userId } })
-        return { touchedPostIds: [...touched].sort(), releasedThumbnails: thumbnails?.any ?? false }
-      })
+      for (const rows of rowsInBatches) while (await deleteRowsBatch(userId, verifiedHash, rows, touched));
+      return transaction((tx) => deleteUserRow(tx, { userId, verifiedHash, role: found.role, rowsOnPosts, touched }))
     },
   }
 }

@@ -30,7 +30,7 @@ export function makeUserStore(prisma: PrismaClient) {
      * overwritten by a request that checked the old one. One conditional UPDATE: on PostgreSQL a
      * writer that waited for a concurrent one checks the row's new version, so two of them cannot
      * both pass. A new password ends the user's other sessions; a new email is unverified, and
-     * `onEmailChanged` runs inside the transaction (it queues the mails: see services.ts).
+     * `onEmailChanged` runs inside the transaction (it queues the mails: see src/services/accounts.ts).
      */
     changeCredentials: (
       id: string,

@@ -8,7 +8,7 @@ export type Post = components['schemas']['Post']
 
 /**
  * A post's properties in the order the server writes them: toPost's literal follows it (checked by
- * test/content/posts/post-view.test.ts) and the list SQL is built from it (post-store.ts,
+ * test/content/posts/post-view.test.ts) and the list SQL is built from it (post-list-store.ts,
  * POST_COLUMNS), so a list item and GET /posts/{id} are the same bytes. A property the spec adds
  * fails the type-check here until it is listed, in toPost, and in POST_COLUMNS.
  */
@@ -32,7 +32,7 @@ export type PostKeysChecked = AssertTrue<ListsEveryKeyOnce<Post, typeof POST_KEY
 type ImageType = components['schemas']['ThumbnailSize']['contentType']
 
 /**
- * The order lists write categories in too (post-store.ts, `collate "C"`): the same for ASCII, which
+ * The order lists write categories in too (post-list-store.ts, `collate "C"`): the same for ASCII, which
  * slugs are, whatever the locale; localeCompare would follow the locale.
  */
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

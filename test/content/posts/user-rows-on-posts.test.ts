@@ -1,8 +1,8 @@
 // Which posts show a user's rows is said in one place (src/content/posts/user-rows-on-posts.ts),
 // and the schema is held to it: a table that refers to users and to posts and is in neither of its
 // lists fails here. A per-user relation added without it (likes, in a trial) left the posts' cached
-// counts stale after an account was deleted; the deletion reads every listed table, so a listed
-// one cannot.
+// counts stale after an account was deleted; the deletion deletes every listed table's rows of
+// the user itself, moving the posts' stored counts of them, and names those posts to the caches.
 import type { Test } from 'tap'
 import t from 'tap'
 import { makeAccountDeletionStore } from '../../../src/auth/accounts/account-deletion-store.ts'
@@ -53,7 +53,7 @@ const LIKES = `
     post_id uuid not null references posts (id) on delete cascade,
     primary key (user_id, post_id))`
 
-t.test('the schema is held to the list, and deletion reads every listed table', async (t) => {
+t.test('the schema is held to the list, and deletion handles every listed table', async (t) => {
   const app = await build(t, await ownDatabase(t))
   const { prisma } = app.services.database
 
@@ -72,16 +72,36 @@ t.test('the schema is held to the list, and deletion reads every listed table', 
     t.same(await unaccounted(app), ['likes'])
   })
 
-  await t.test('once listed, deleting an account names every post that showed a row of it', async (t) => {
-    const [leaver, other] = [await registerUser(app, 'leaver'), await registerUser(app, 'other')]
-    const liked = await createPost(app, other, { status: 'published' })
-    await createPost(app, other, { status: 'published' })
-    await prisma.$executeRaw`insert into likes (user_id, post_id) values (${leaver.id}::uuid, ${liked.id}::uuid)`
+  await t.test('once listed, deleting an account names every post that showed a row, its count moved', async (t) => {
+    // The trial's count on the post, kept by the writes that like and unlike.
+    await prisma.$executeRawUnsafe('alter table posts add column like_count integer not null default 0')
+    const like = (userId: string, postId: string) =>
+      prisma.$transaction([
+        prisma.$executeRaw`insert into likes (user_id, post_id) values (${userId}::uuid, ${postId}::uuid)`,
+        prisma.$executeRaw`update posts set like_count = like_count + 1 where id = ${postId}::uuid`,
+      ])
+    const likeCount = async (postId: string) =>
+      (await prisma.$queryRaw<{ n: number }[]>`select like_count as n from posts where id = ${postId}::uuid`)[0]?.n
+    const [leaver, other, stayer] = ['leaver', 'other', 'stayer'].map(async (label) => registerUser(app, label))
+    const [gone, author, stays] = await Promise.all([leaver, other, stayer])
+    const liked = await createPost(app, author!, { status: 'published' })
+    const unliked = await createPost(app, author!, { status: 'published' })
+    await like(gone!.id, liked.id)
+    await like(stays!.id, liked.id)
+    t.equal(await likeCount(liked.id), 2)
     const [row] = await prisma.$queryRaw<{ hash: string }[]>`
-      select password_hash as hash from users where id = ${leaver.id}::uuid`
-    const likes = { table: 'likes', userColumn: 'user_id', postColumn: 'post_id', shows: 'likeCount' }
+      select password_hash as hash from users where id = ${gone!.id}::uuid`
+    const likes = {
+      table: 'likes',
+      userColumn: 'user_id',
+      postColumn: 'post_id',
+      shows: 'likeCount',
+      countedIn: 'like_count',
+    }
     const deletions = makeAccountDeletionStore(prisma, { rowsOnPosts: [...USER_ROWS_ON_POSTS, likes] })
-    const deleted = await deletions.deleteUser(leaver.id, row!.hash)
+    const deleted = await deletions.deleteUser(gone!.id, row!.hash)
     t.same(typeof deleted === 'object' ? deleted.touchedPostIds : deleted, [liked.id], 'the liked post alone')
+    t.equal(await likeCount(liked.id), 1, "the stored count lost the leaver's like, kept the other")
+    t.equal(await likeCount(unliked.id), 0)
   })
 })
