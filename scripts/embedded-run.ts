@@ -57,7 +57,7 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
     'test/content/search/search-hostile.test.ts',
     'test/content/search/search-index-hostile.test.ts',
     'test/content/feed/feed.test.ts',
-    'test/content/list-cache/list-cache.test.ts',
+    'test/content/posts/list-cache/list-cache.test.ts',
   ],
   'every operation': [
     'test/client/comments-categories.test.ts',

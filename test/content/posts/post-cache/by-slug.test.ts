@@ -3,10 +3,10 @@
 // elsewhere (let go past the earlier slugs kept, its post deleted, its author's account deleted)
 // is seen by the next read. Each case first reads by the slug, so a stale map shows as the old post.
 import t from 'tap'
-import { build } from '../../helpers/build.ts'
-import { registerUser, type Account } from '../../helpers/accounts.ts'
-import { createPost } from '../../helpers/posts.ts'
-import { changeSlug, readBySlug, uniqueTag } from '../../helpers/slugs.ts'
+import { build } from '../../../helpers/build.ts'
+import { registerUser, type Account } from '../../../helpers/accounts.ts'
+import { createPost } from '../../../helpers/posts.ts'
+import { changeSlug, readBySlug, uniqueTag } from '../../../helpers/slugs.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 

@@ -1,11 +1,11 @@
 // The GET /posts/{id} cache is bounded by bytes as well as entries, and its TTL is a safety net
 // that expires an entry nobody invalidated (compared between instances, never timed).
 import t from 'tap'
-import { build, usingPostgres } from '../../helpers/build.ts'
-import { registerUser } from '../../helpers/accounts.ts'
-import { eventually } from '../../helpers/images.ts'
-import { heardEverythingSentBefore } from '../../helpers/notifications.ts'
-import { createPost } from '../../helpers/posts.ts'
+import { build, usingPostgres } from '../../../helpers/build.ts'
+import { registerUser } from '../../../helpers/accounts.ts'
+import { eventually } from '../../../helpers/images.ts'
+import { heardEverythingSentBefore } from '../../../helpers/notifications.ts'
+import { createPost } from '../../../helpers/posts.ts'
 
 const MIB = 1024 * 1024
 

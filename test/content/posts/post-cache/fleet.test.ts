@@ -4,11 +4,11 @@
 // nobody was told about (a direct UPDATE sends no NOTIFY) is seen all the same.
 import pg from 'pg'
 import t from 'tap'
-import { build, usingPostgres } from '../../helpers/build.ts'
-import { registerUser, type Account } from '../../helpers/accounts.ts'
-import { eventually } from '../../helpers/images.ts'
-import { createScratchDatabase } from '../../helpers/postgres.ts'
-import { createPost } from '../../helpers/posts.ts'
+import { build, usingPostgres } from '../../../helpers/build.ts'
+import { registerUser, type Account } from '../../../helpers/accounts.ts'
+import { eventually } from '../../../helpers/images.ts'
+import { createScratchDatabase } from '../../../helpers/postgres.ts'
+import { createPost } from '../../../helpers/posts.ts'
 
 const skip = usingPostgres ? false : 'needs PostgreSQL: instances share a database only there (set DATABASE_URL)'
 

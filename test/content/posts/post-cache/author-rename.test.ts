@@ -2,9 +2,9 @@
 // writing is already the new one: a concurrent rename may have landed in between (here: a direct
 // UPDATE, which tells no cache), so "unchanged" is no proof that the cache is current.
 import t from 'tap'
-import { build } from '../../helpers/build.ts'
-import { registerUser } from '../../helpers/accounts.ts'
-import { createPost } from '../../helpers/posts.ts'
+import { build } from '../../../helpers/build.ts'
+import { registerUser } from '../../../helpers/accounts.ts'
+import { createPost } from '../../../helpers/posts.ts'
 
 t.test('a rename to the name already stored still refreshes the cached posts', async (t) => {
   const app = await build(t)

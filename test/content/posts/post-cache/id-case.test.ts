@@ -2,10 +2,10 @@
 // stale post because the read and the write that changed it spelt the id differently.
 // Each case fills the cache under one spelling and writes under the other.
 import t from 'tap'
-import { build } from '../../helpers/build.ts'
-import { registerUser } from '../../helpers/accounts.ts'
-import { createComment } from '../../helpers/content.ts'
-import { createPost } from '../../helpers/posts.ts'
+import { build } from '../../../helpers/build.ts'
+import { registerUser } from '../../../helpers/accounts.ts'
+import { createComment } from '../../../helpers/content.ts'
+import { createPost } from '../../../helpers/posts.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 

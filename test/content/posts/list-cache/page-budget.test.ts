@@ -4,10 +4,10 @@
 // in database page loads (list cache misses: each is one listPosts statement), never in time. On
 // PostgreSQL in a database of its own: other files' writes would empty this instance's cache.
 import t, { type Test } from 'tap'
-import { build, usingPostgres } from '../../helpers/build.ts'
-import { registerUser } from '../../helpers/accounts.ts'
-import { createScratchDatabase } from '../../helpers/postgres.ts'
-import { createPost } from '../../helpers/posts.ts'
+import { build, usingPostgres } from '../../../helpers/build.ts'
+import { registerUser } from '../../../helpers/accounts.ts'
+import { createScratchDatabase } from '../../../helpers/postgres.ts'
+import { createPost } from '../../../helpers/posts.ts'
 
 const MIB = 1024 * 1024
 

@@ -5,13 +5,13 @@
 // through the reader at all: only the notification does that. And an instance does not empty its
 // cache again on hearing its own messages.
 import t from 'tap'
-import { build, usingPostgres } from '../../helpers/build.ts'
-import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
-import { createCategory, createComment } from '../../helpers/content.ts'
-import { eventually } from '../../helpers/images.ts'
-import { heardEverythingSentBefore, toldOfOwnWrite } from '../../helpers/notifications.ts'
-import { createScratchDatabase } from '../../helpers/postgres.ts'
-import { createPost } from '../../helpers/posts.ts'
+import { build, usingPostgres } from '../../../helpers/build.ts'
+import { registerAdmin, registerUser } from '../../../helpers/accounts.ts'
+import { createCategory, createComment } from '../../../helpers/content.ts'
+import { eventually } from '../../../helpers/images.ts'
+import { heardEverythingSentBefore, toldOfOwnWrite } from '../../../helpers/notifications.ts'
+import { createScratchDatabase } from '../../../helpers/postgres.ts'
+import { createPost } from '../../../helpers/posts.ts'
 
 const skip = usingPostgres ? false : 'needs PostgreSQL: instances share a database only there (set DATABASE_URL)'
 

@@ -4,12 +4,12 @@
 // invalidation shows as an old page. On PostgreSQL the tests run in a database of their own: other
 // test files' writes would empty this instance's list cache and make the hit counts wrong.
 import t, { type Test } from 'tap'
-import { build, usingPostgres } from '../../helpers/build.ts'
-import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
-import { createCategory, createComment } from '../../helpers/content.ts'
-import { createScratchDatabase } from '../../helpers/postgres.ts'
-import { eventually, solidImage, uploadThumbnail } from '../../helpers/images.ts'
-import { createPost, makeDue } from '../../helpers/posts.ts'
+import { build, usingPostgres } from '../../../helpers/build.ts'
+import { registerAdmin, registerUser } from '../../../helpers/accounts.ts'
+import { createCategory, createComment } from '../../../helpers/content.ts'
+import { createScratchDatabase } from '../../../helpers/postgres.ts'
+import { eventually, solidImage, uploadThumbnail } from '../../../helpers/images.ts'
+import { createPost, makeDue } from '../../../helpers/posts.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 type Item = {

@@ -2,11 +2,11 @@
 // seen by the very next read, drafts stay hidden even when cached, and 304s come from memory.
 // Each case first reads the post (filling the cache), so a missed invalidation shows as old data.
 import t from 'tap'
-import { build } from '../../helpers/build.ts'
-import { registerAdmin, registerUser, type Account } from '../../helpers/accounts.ts'
-import { createCategory, createComment } from '../../helpers/content.ts'
-import { eventually, solidImage, uploadThumbnail } from '../../helpers/images.ts'
-import { createPost, makeDue } from '../../helpers/posts.ts'
+import { build } from '../../../helpers/build.ts'
+import { registerAdmin, registerUser, type Account } from '../../../helpers/accounts.ts'
+import { createCategory, createComment } from '../../../helpers/content.ts'
+import { eventually, solidImage, uploadThumbnail } from '../../../helpers/images.ts'
+import { createPost, makeDue } from '../../../helpers/posts.ts'
 
 type App = Awaited<ReturnType<typeof build>>
 

@@ -6,11 +6,11 @@
 // do not say whether lists changed, still empties the new instances' lists.
 import pg from 'pg'
 import t from 'tap'
-import { build, usingPostgres } from '../../helpers/build.ts'
-import { registerUser } from '../../helpers/accounts.ts'
-import { eventually } from '../../helpers/images.ts'
-import { createScratchDatabase } from '../../helpers/postgres.ts'
-import { createPost } from '../../helpers/posts.ts'
+import { build, usingPostgres } from '../../../helpers/build.ts'
+import { registerUser } from '../../../helpers/accounts.ts'
+import { eventually } from '../../../helpers/images.ts'
+import { createScratchDatabase } from '../../../helpers/postgres.ts'
+import { createPost } from '../../../helpers/posts.ts'
 
 const skip = usingPostgres ? false : 'needs PostgreSQL: instances share a database only there (set DATABASE_URL)'
 const ROUNDS = 30

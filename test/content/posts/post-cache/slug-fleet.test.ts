@@ -4,12 +4,12 @@
 // and answers the new slug, and a slug let go and taken by another post leads there once the
 // notification has come.
 import t from 'tap'
-import { build, usingPostgres } from '../../helpers/build.ts'
-import { registerUser } from '../../helpers/accounts.ts'
-import { eventually } from '../../helpers/images.ts'
-import { createScratchDatabase } from '../../helpers/postgres.ts'
-import { createPost } from '../../helpers/posts.ts'
-import { changeSlug, readBySlug } from '../../helpers/slugs.ts'
+import { build, usingPostgres } from '../../../helpers/build.ts'
+import { registerUser } from '../../../helpers/accounts.ts'
+import { eventually } from '../../../helpers/images.ts'
+import { createScratchDatabase } from '../../../helpers/postgres.ts'
+import { createPost } from '../../../helpers/posts.ts'
+import { changeSlug, readBySlug } from '../../../helpers/slugs.ts'
 
 const skip = usingPostgres ? false : 'needs PostgreSQL: instances share a database only there (set DATABASE_URL)'
 
