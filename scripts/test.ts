@@ -3,7 +3,8 @@
 // `npm test -- <path>...`: only those files, a folder standing for every `*.test.ts` file under it
 // (tap itself takes files and quoted globs, and finds no test in a folder named as such), without
 // coverage, which a part of the suite would take under its floors. Arguments that start with `-` go
-// to tap as they are: give an option its value after `=` (`--grep=<pattern>`).
+// to tap as they are: give an option its value after `=` (`--grep=<pattern>`). `--list` prints the
+// files instead of running them.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
@@ -11,7 +12,9 @@ import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const args = process.argv.slice(2)
-const options = args.filter((arg) => arg.startsWith('-'))
+// `--list`: print the files the paths stand for, one a line, and run nothing.
+const listOnly = args.includes('--list')
+const options = args.filter((arg) => arg.startsWith('-') && arg !== '--list')
 // npm runs scripts at the project's root; a path is read from where `npm test` was typed.
 const from = process.env.INIT_CWD ?? process.cwd()
 
@@ -46,4 +49,8 @@ if (args.length === 0) {
   process.exit(status === 0 ? run('tsx', ['scripts/coverage.ts']) : status)
 }
 const files = [...new Set(args.filter((arg) => !arg.startsWith('-')).flatMap(testFiles))]
+if (listOnly) {
+  for (const file of files) console.log(file)
+  process.exit(0)
+}
 process.exit(run('tap', [...(files.length > 0 ? ['--disable-coverage'] : []), ...options, ...files]))

@@ -1,7 +1,7 @@
 // `npm test -- <path>...` (scripts/test.ts): a file runs as given, a folder stands for every
 // *.test.ts file under it (tap itself finds none in a folder named as such), a path that is not
-// there or holds no test is refused with one line. With no path it is the whole suite, which this
-// file does not run.
+// there or holds no test is refused with one line. With no path it is the whole suite. Nothing
+// here starts tap: a tap run inside the suite's would empty its .tap/coverage.
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,10 +18,19 @@ function npmTest(...args: string[]) {
   return { status: run.status, output: `${run.stdout}${run.stderr}` }
 }
 
-t.test('a folder runs every test file under it', async (t) => {
-  const { status, output } = npmTest('test/scripts/sdk-check')
+t.test('a folder stands for every test file under it, a file for itself', async (t) => {
+  // --list, not a run: a tap started here would empty the .tap/coverage of the run this file is in.
+  t.same(npmTest('--list', 'test/scripts/sdk-check'), { status: 0, output: 'test/scripts/sdk-check/names.test.ts\n' })
+  const { status, output } = npmTest('--list', 'test/structure', 'test/config.test.ts')
   t.equal(status, 0, output)
-  t.match(output, /test\/scripts\/sdk-check\/names\.test\.ts/)
+  t.same(output.trim().split('\n'), [
+    'test/structure/docs-mention.test.ts',
+    'test/structure/embedded-run.test.ts',
+    'test/structure/prisma-imports.test.ts',
+    'test/structure/sizes.test.ts',
+    'test/structure/wire-shapes.test.ts',
+    'test/config.test.ts',
+  ])
 })
 
 t.test('a path that is not there, or holds no test, is refused with one line', async (t) => {
