@@ -12,6 +12,8 @@ import { API_VERSION_HEADER } from './http/headers/api-version.ts'
 import { registerCors, registerSecurityHeaders } from './http/headers/browser-policy.ts'
 import { handleClientError, trackAnswers } from './http/errors/client-error.ts'
 import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
+import { makeDrain, type Drain } from './http/drain.ts'
+import { registerListenerRules } from './http/internal-listener.ts'
 import { handleError, installErrorHandler } from './http/errors/error-handler.ts'
 import { registerJsonBodies } from './http/body/json-body.ts'
 import { makeLoginLimits, type LoginLimits } from './http/limits/login-limits.ts'
@@ -34,7 +36,7 @@ import { loadSpec, type OpenApiDocument } from './spec.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    services: Services & { loginLimits: LoginLimits; accountMailLimits: AccountMailLimits }
+    services: Services & { loginLimits: LoginLimits; accountMailLimits: AccountMailLimits; drain: Drain }
   }
 }
 
@@ -187,6 +189,7 @@ async function registerHttp(app: FastifyInstance, spec: OpenApiDocument, service
     reply.header('x-request-id', request.id).header(API_VERSION_HEADER, version)
     done()
   })
+  registerListenerRules(app, config)
   registerRequestHead(app)
   registerSecurityHeaders(app)
   await registerCors(app, config)
@@ -194,7 +197,7 @@ async function registerHttp(app: FastifyInstance, spec: OpenApiDocument, service
   await registerJwt(app, config)
   const loginLimits = await makeLoginLimits(app, services.rateLimits, config)
   const accountMailLimits = makeAccountMailLimits(services.rateLimits, config)
-  app.decorate('services', { ...services, loginLimits, accountMailLimits })
+  app.decorate('services', { ...services, loginLimits, accountMailLimits, drain: makeDrain(app.server) })
   // Measuring lag from here on: opening the database and migrating block the loop, but are not load.
   registerOverloadGuard(app, config)
   await registerDocs(app, spec)

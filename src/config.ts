@@ -6,14 +6,13 @@ import type { ImageFormat } from './images/sniff.ts'
 import { EMAIL, linkTemplate, mailFrom, origins, publicUrl, trustProxy } from './config/addresses.ts'
 import { imageFormats } from './config/image-formats.ts'
 import { jwtSecret } from './config/jwt-secret.ts'
+import { listeners, type ListenerConfig } from './config/listeners.ts'
 import { refuseQuietDefaults } from './config/production.ts'
 import { ConfigError, flag, integer, oneOf, text, url, type Env } from './config/variables.ts'
 
 export { ConfigError }
 
-export interface Config {
-  host: string
-  port: number
+export interface Config extends ListenerConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** postgres:// URL, or null for the embedded PGlite database. */
   databaseUrl: string | null
@@ -85,7 +84,6 @@ export interface Config {
   accountMailLimitPerRecipient: number
   /** Verification and reset tokens presented per client address per hour. */
   accountTokenLimitPerAddress: number
-  shutdownTimeoutMs: number
   /** GET /posts/{id}'s in-process cache: 0 entries turns it off. */
   postCacheMaxEntries: number
   postCacheMaxBytes: number
@@ -129,12 +127,10 @@ export function loadConfig(env: Env = process.env): Config {
   const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:'])
   refuseQuietDefaults(env, { databaseUrl, smtpUrl })
 
-  const host = text(env, 'HOST', '127.0.0.1', 255)!
-  const port = integer(env, 'PORT', 3000, 0, 65535)
-  const base = publicUrl(env, host, port)
+  const listening = listeners(env)
+  const base = publicUrl(env, listening.host, listening.port)
   return {
-    host,
-    port,
+    ...listening,
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     databaseUrl,
     dataDir,
@@ -183,7 +179,6 @@ export function loadConfig(env: Env = process.env): Config {
     accountMailLimitPerAddress: integer(env, 'ACCOUNT_MAIL_LIMIT_PER_ADDRESS', 20, 1, 1_000_000),
     accountMailLimitPerRecipient: integer(env, 'ACCOUNT_MAIL_LIMIT_PER_RECIPIENT', 5, 1, 1000),
     accountTokenLimitPerAddress: integer(env, 'ACCOUNT_TOKEN_LIMIT_PER_ADDRESS', 30, 1, 1_000_000),
-    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
     postCacheMaxEntries: integer(env, 'POST_CACHE_MAX_ENTRIES', 10_000, 0, 1_000_000),
     postCacheMaxBytes: integer(env, 'POST_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 4 * 1024 * 1024 * 1024),
     postCacheTtlSeconds: integer(env, 'POST_CACHE_TTL_SECONDS', 300, 1, 86_400),

@@ -1,10 +1,15 @@
-// Process entry: configuration, then the app (database, migrations, queue), then listen.
-// SIGTERM/SIGINT stop taking connections, let requests in flight finish, stop the queue,
-// close the database and exit 0.
+// Process entry: configuration, then the app (database, migrations, queue), then the public port
+// and the internal listener. SIGTERM/SIGINT drain (readiness fails, the public port goes on serving
+// for DRAIN_PERIOD_MS with Connection: close), then stop taking connections, let requests in flight
+// finish, stop the jobs and the queue, close the database and exit 0, all within
+// SHUTDOWN_TIMEOUT_MS.
 import { existsSync } from 'node:fs'
+import type { Server } from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { inspect } from 'node:util'
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
+import { closeInternally, listenInternally } from './http/internal-listener.ts'
 
 if (existsSync('.env')) process.loadEnvFile('.env')
 
@@ -20,9 +25,11 @@ try {
 }
 
 let app: Awaited<ReturnType<typeof buildApp>>
+let internal: Server
 try {
   app = await buildApp(config)
   await app.listen({ host: config.host, port: config.port })
+  internal = await listenInternally(app, config)
 } catch (error) {
   // Not every failure is an Error (PGlite throws its file system's ErrnoError objects).
   console.error(`Start-up failed: ${error instanceof Error ? error.message : inspect(error)}`)
@@ -36,14 +43,18 @@ let stopping = false
 async function shutdown(signal: string) {
   if (stopping) return
   stopping = true
-  app.log.info({ signal }, 'shutting down')
+  app.services.drain.start()
+  app.log.info({ signal, drainPeriodMs: config.drainPeriodMs }, 'shutting down: draining')
   const timer = setTimeout(() => {
-    app.log.error('shutdown timed out; exiting')
+    app.log.error(`shutdown timed out after SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs} ms); exiting`)
     process.exit(1)
-  }, config.shutdownTimeoutMs + 5000)
+  }, config.shutdownTimeoutMs)
   timer.unref()
   try {
+    await sleep(config.drainPeriodMs)
+    app.log.info('drain period over: closing the public port')
     await app.close()
+    await closeInternally(internal)
     process.exit(0)
   } catch (error) {
     app.log.error({ err: error }, 'error while shutting down')

@@ -91,7 +91,7 @@ t.test('a request in flight when SIGTERM arrives is still answered', async (t) =
     'the server has the request before the signal',
   )
   server.child.kill('SIGTERM')
-  t.ok(await eventually(async () => logged('shutting down'), 30_000, 20), 'the shutdown has begun')
+  t.ok(await eventually(async () => logged('shutting down: draining'), 30_000, 20), 'the shutdown has begun')
   t.ok(await eventually(refused, 30_000, 20), 'the listener is closed')
   req.end(body.slice(10))
   const response = await answer
@@ -114,7 +114,7 @@ t.test(
     mkdirSync(join(dataDir, 'pglite', 'base'), { recursive: true })
 
     const killed = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], {
-      env: { ...process.env, PORT: '0', ...embedded },
+      env: { ...process.env, PORT: '0', INTERNAL_PORT: '0', ...embedded },
     })
     const exited = once(killed, 'exit')
     const staging = join(dataDir, 'pglite.initializing')
@@ -152,7 +152,7 @@ t.test('`npm start` stopped by a SIGTERM to npm alone (as a supervisor sends it)
   }
   t.ok(await eventually(gone, 30_000, 100), `server process ${serverPid} ended with npm`)
   t.ok(
-    server.logs.some((entry) => entry.msg === 'shutting down'),
+    server.logs.some((entry) => entry.msg === 'shutting down: draining'),
     'after a graceful shutdown',
   )
 })

@@ -55,7 +55,7 @@ function build() {
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
   build()
   const port = await freePort()
-  const serverEnv = { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env }
+  const serverEnv = { HOST: '127.0.0.1', PORT: String(port), INTERNAL_PORT: '0', LOG_LEVEL: 'warn', ...env }
   const child = spawnNode(['dist/server.js'], serverEnv, ['ignore', 'inherit', 'pipe'])
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr += chunk))

@@ -224,13 +224,50 @@ export interface paths {
         };
         /**
          * Check the service and its dependencies
-         * @description Open to anyone. Checks the database (with a round trip whose latency is
-         *     reported) and the job queue; use it for readiness probes. When either is
-         *     down the answer is `503 SERVICE_UNAVAILABLE`, whose `details` name each
-         *     failing component (`path: database`, `path: queue`); why it failed is
-         *     written in the server's log, not in the answer.
+         * @description The readiness probe. Checks the database (with a round trip whose latency is
+         *     reported) and the job queue. When either is down, or the instance is
+         *     shutting down (from the moment it receives SIGTERM, for its drain period,
+         *     while it still serves requests), the answer is `503 SERVICE_UNAVAILABLE`,
+         *     whose `details` name each reason (`path: database`, `path: queue`,
+         *     `path: instance`); why a dependency failed is written in the server's log,
+         *     not in the answer. A load balancer or Kubernetes' `readinessProbe` stops
+         *     sending requests to an instance that answers 503 here.
+         *
+         *     Internal: served on the internal listener (`INTERNAL_HOST`:`INTERNAL_PORT`,
+         *     loopback by default), and on the public port only where
+         *     `INTERNAL_ON_PUBLIC_PORT` is true (its default outside production); elsewhere
+         *     the public port answers `404 NOT_FOUND`.
          */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description The liveness probe (Kubernetes' `livenessProbe`): answers as soon as the process
+         *     serves HTTP, without touching the database, and still answers while the
+         *     instance drains on shutdown, so that a probe never kills an instance that is
+         *     finishing its requests. Restart the instance when it stops answering; take it
+         *     out of rotation by `getHealth`, the readiness probe, not by this one.
+         *
+         *     Internal: served on the internal listener (`INTERNAL_HOST`:`INTERNAL_PORT`,
+         *     loopback by default), and on the public port only where
+         *     `INTERNAL_ON_PUBLIC_PORT` is true (its default outside production); elsewhere
+         *     the public port answers `404 NOT_FOUND`.
+         */
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -465,7 +502,10 @@ export interface paths {
         };
         /**
          * Metrics for Prometheus
-         * @description Open to anyone; restrict it to your monitoring network at the load balancer.
+         * @description Internal: served on the internal listener (`INTERNAL_HOST`:`INTERNAL_PORT`,
+         *     loopback by default), and on the public port only where
+         *     `INTERNAL_ON_PUBLIC_PORT` is true (its default outside production); elsewhere
+         *     the public port answers `404 NOT_FOUND`.
          *     The instance's metrics in the Prometheus text exposition format (not an
          *     envelope): requests by operationId, method and status
          *     (`http_requests_total`), their latency (`http_request_duration_seconds`,
@@ -564,8 +604,9 @@ export interface paths {
         };
         /**
          * Check that the service answers
-         * @description Open to anyone. Answers as soon as the process serves HTTP, without touching
-         *     the database; use it for liveness probes. Reports the version of this
+         * @description Open to anyone, on the public port. Answers as soon as the process serves HTTP,
+         *     without touching the database. Probes of an orchestrator use the internal
+         *     listener's `getLiveness` and `getHealth` instead. Reports the version of this
          *     contract the server implements (`info.version`).
          */
         get: operations["ping"];
@@ -1664,6 +1705,15 @@ export interface components {
          * @enum {string}
          */
         ImageContentType: "image/webp" | "image/jpeg" | "image/png" | "image/gif" | "image/avif";
+        Liveness: {
+            /** @constant */
+            status: "ok";
+        };
+        LivenessEnvelope: {
+            data: components["schemas"]["Liveness"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
         LoginRequest: {
             /**
              * Format: email
@@ -2460,7 +2510,8 @@ export interface components {
          * @description `SERVICE_UNAVAILABLE`: a dependency is down, or the instance is overloaded.
          *     `details` has one entry per failing component, whose `path` is the
          *     component's name (`database`, `queue`, `server` when overloaded, `images`
-         *     when too many uploads wait to be decoded). Retry after `Retry-After` seconds.
+         *     when too many uploads wait to be decoded, `instance` when `getHealth` finds the
+         *     instance shutting down). Retry after `Retry-After` seconds.
          */
         ServiceUnavailable: {
             headers: {
@@ -3040,9 +3091,36 @@ export interface operations {
                 };
             };
             400: components["responses"]["MalformedRequest"];
+            404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process serves HTTP. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LivenessEnvelope"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -3349,6 +3427,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["MalformedRequest"];
+            404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];

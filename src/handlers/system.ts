@@ -1,6 +1,7 @@
 // Tag `system`: liveness, readiness and metrics.
 import { ApiError, RETRY_AFTER_SECONDS } from '../errors/api-error.ts'
 import { success } from '../http/envelope.ts'
+import { sendError } from '../http/errors/error-handler.ts'
 import type { OperationHandler } from '../http/operations.ts'
 
 /**
@@ -39,8 +40,26 @@ async function timed(check: () => Promise<void>, timeoutMs: number): Promise<num
   return Math.round((performance.now() - started) * 100) / 100
 }
 
-export const getHealth: OperationHandler<'getHealth'> = async (request) => {
-  const { database, queue, config } = request.server.services
+/** Liveness: the process serves HTTP, draining or not. */
+export const getLiveness: OperationHandler<'getLiveness'> = (request) => success(request, { status: 'ok' as const })
+
+/** Not an error to log: each probe during the drain gets it. */
+const draining = () =>
+  new ApiError(
+    503,
+    'SERVICE_UNAVAILABLE',
+    'The instance is shutting down.',
+    [{ path: 'instance', message: 'The instance is draining its requests before it stops.' }],
+    { 'retry-after': String(RETRY_AFTER_SECONDS) },
+  )
+
+/** Readiness: the database and the queue answer, and the instance is not shutting down. */
+export const getHealth: OperationHandler<'getHealth'> = async (request, reply) => {
+  const { database, queue, config, drain } = request.server.services
+  if (drain.draining) {
+    sendError(request, reply, draining())
+    return undefined
+  }
   const [db, jobs] = await Promise.allSettled([
     timed(() => database.ping(), config.databaseTimeoutMs),
     timed(() => queue.ping(), config.databaseTimeoutMs),

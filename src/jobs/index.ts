@@ -1,5 +1,6 @@
 // The background jobs on the app's queue, one entry each: a new job is a file of its own and a line
 // in JOBS, which creates its queue, starts and stops its worker, and measures its queue (metrics.ts).
+import { closeTimeoutMs } from '../config/listeners.ts'
 import type { Logger } from '../log.ts'
 import { createMailer } from '../mail/mailer.ts'
 import type { Queue } from '../queue/queue.ts'
@@ -52,7 +53,7 @@ export function startJobs(queue: Queue, services: JobServices, log: Logger, opti
   workers.push(startSendScheduledWorker(queue.boss, log))
   // The workers stop first, waiting up to the shutdown timeout for the jobs in hand (a mail being
   // sent among them) to be completed or failed through the queue; then the queue, then the mailer.
-  const timeoutMs = Math.max(services.config.shutdownTimeoutMs, 1000)
+  const timeoutMs = closeTimeoutMs(services.config)
   let workersStopping: Promise<unknown> | undefined
   let stopping: Promise<void> | undefined
   const stopWorkers = async () => {

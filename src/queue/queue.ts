@@ -3,6 +3,7 @@
 import PgBoss from 'pg-boss'
 import type { Logger } from '../log.ts'
 import type { Config } from '../config.ts'
+import { closeTimeoutMs } from '../config/listeners.ts'
 import type { Database } from '../db/database.ts'
 
 /**
@@ -21,7 +22,7 @@ export interface Queue {
 
 export async function startQueue(
   database: Database,
-  config: Pick<Config, 'databaseUrl' | 'databaseTimeoutMs' | 'shutdownTimeoutMs'>,
+  config: Pick<Config, 'databaseUrl' | 'databaseTimeoutMs' | 'shutdownTimeoutMs' | 'drainPeriodMs'>,
   log: Logger,
 ): Promise<Queue> {
   const boss = new PgBoss({
@@ -56,7 +57,6 @@ export async function startQueue(
       await boss.isInstalled()
     },
     // Idempotent: a test or a failed start-up may stop the queue before onClose does.
-    stop: () =>
-      (stopping ??= boss.stop({ graceful: true, wait: true, timeout: Math.max(config.shutdownTimeoutMs, 1000) })),
+    stop: () => (stopping ??= boss.stop({ graceful: true, wait: true, timeout: closeTimeoutMs(config) })),
   }
 }

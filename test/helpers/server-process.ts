@@ -6,6 +6,8 @@ import { createInterface } from 'node:readline'
 export interface ServerProcess {
   child: ChildProcessWithoutNullStreams
   url: string
+  /** The internal listener's (probes, metrics, docs). */
+  internalUrl: string
   /** Every log line so far, parsed. */
   logs: Record<string, unknown>[]
   exit: Promise<number | null>
@@ -21,6 +23,7 @@ export async function startServer(
       ...process.env,
       HOST: '127.0.0.1',
       PORT: '0',
+      INTERNAL_PORT: '0',
       LOG_LEVEL: 'info',
       // As in build.ts: every test request comes from 127.0.0.1, and on a shared PostgreSQL the
       // address counters of every other test file are still running when this process starts.
@@ -33,18 +36,22 @@ export async function startServer(
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   const exit = once(child, 'exit').then(([code]) => code as number | null)
-  const url = await new Promise<string>((resolve, reject) => {
+  // Both listeners are up once the internal one says so: it starts after the public port.
+  const [url, internalUrl] = await new Promise<[string, string]>((resolve, reject) => {
+    let url: string | undefined
     createInterface({ input: child.stdout }).on('line', (line) => {
       try {
         const entry = JSON.parse(line) as Record<string, unknown>
         logs.push(entry)
         const listening = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry.msg))
-        if (listening) resolve(listening[1]!)
+        if (listening) url = listening[1]!
+        const internal = /^Internal listener .* at (http:\/\/[^ ]+)$/.exec(String(entry.msg))
+        if (internal && url !== undefined) resolve([url, internal[1]!])
       } catch {
         // not a log line
       }
     })
     void exit.then((code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)))
   })
-  return { child, url, logs, exit }
+  return { child, url, internalUrl, logs, exit }
 }

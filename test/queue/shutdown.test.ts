@@ -77,7 +77,7 @@ t.test('SIGTERM lets the welcome mail being sent finish: delivered once, job com
     'the process exits or says it waits for the job',
   )
   t.ok(
-    server.logs.some((entry) => entry.msg === 'shutting down'),
+    server.logs.some((entry) => entry.msg === 'shutting down: draining'),
     'the shutdown has begun',
   )
   t.ok(waitingForJob(), 'the shutdown waits for the welcome job mid-send')
@@ -91,7 +91,7 @@ t.test('SIGTERM lets the welcome mail being sent finish: delivered once, job com
 t.test(
   'SIGTERM with a mail held past the shutdown timeout: exit 0, the job failed so that it is retried',
   async (t) => {
-    const { server, smtp, email, job } = await serverWithMailHeld(t, { SHUTDOWN_TIMEOUT_MS: '1000' })
+    const { server, smtp, email, job } = await serverWithMailHeld(t, { SHUTDOWN_TIMEOUT_MS: '2000' })
     server.child.kill('SIGTERM')
     t.equal(await server.exit, 0, 'exits 0 once the timeout has passed')
     t.ok(
@@ -120,7 +120,7 @@ t.test(
       : {}
     const app = await build(
       t,
-      { ...database, SMTP_URL: smtp.url, SHUTDOWN_TIMEOUT_MS: '1000' },
+      { ...database, SMTP_URL: smtp.url, SHUTDOWN_TIMEOUT_MS: '2000' },
       { jobs: { pollingIntervalSeconds: 0.5 } },
     )
     const user = await registerUser(app, 'shutdown')

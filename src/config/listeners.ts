@@ -1,0 +1,53 @@
+// Where the service listens and how it stops. The public port serves the API; the internal
+// listener serves what only the operator's own systems should reach (probes, metrics) and stays on
+// loopback unless told otherwise. On SIGTERM the instance drains: readiness fails at once so that
+// load balancers stop sending, the public port keeps serving for the drain period, then closes.
+import { inProduction } from './production.ts'
+import { ConfigError, flag, integer, text, type Env } from './variables.ts'
+
+export interface ListenerConfig {
+  host: string
+  port: number
+  /** The internal listener: getHealth (readiness), getLiveness, getMetrics, and the docs. */
+  internalHost: string
+  internalPort: number
+  /** Whether the public port serves the internal operations too (outside production, by default). */
+  internalOnPublicPort: boolean
+  /** Whether the public port serves /docs and /openapi.json (the internal listener always does). */
+  publicDocs: boolean
+  /** How long the public port keeps serving after SIGTERM, readiness failing meanwhile. */
+  drainPeriodMs: number
+  /** The whole shutdown, drain included: past it the process exits anyway (with 1). */
+  shutdownTimeoutMs: number
+}
+
+export function listeners(env: Env): ListenerConfig {
+  const production = inProduction(env)
+  const shutdownTimeoutMs = integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 2000, 300_000)
+  // Long enough for a load balancer's health check to see readiness fail: a few of its intervals.
+  const drainPeriodMs = integer(env, 'DRAIN_PERIOD_MS', production ? 5000 : 0, 0, 300_000)
+  if (drainPeriodMs > shutdownTimeoutMs - 2 * CLOSE_MARGIN_MS)
+    throw new ConfigError(
+      'DRAIN_PERIOD_MS',
+      `must be at most SHUTDOWN_TIMEOUT_MS (${shutdownTimeoutMs}) less 2 s: that timeout counts the drain, ` +
+        'the requests and jobs in hand after it, and the close',
+      String(drainPeriodMs),
+    )
+  return {
+    host: text(env, 'HOST', '127.0.0.1', 255)!,
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    internalHost: text(env, 'INTERNAL_HOST', '127.0.0.1', 255)!,
+    internalPort: integer(env, 'INTERNAL_PORT', 9464, 0, 65535),
+    internalOnPublicPort: flag(env, 'INTERNAL_ON_PUBLIC_PORT', !production),
+    publicDocs: flag(env, 'PUBLIC_DOCS', true),
+    drainPeriodMs,
+    shutdownTimeoutMs,
+  }
+}
+
+/** Kept for closing the queue and the database once the jobs in hand are done or failed. */
+const CLOSE_MARGIN_MS = 1000
+
+/** How long the jobs in hand, and then the queue, may take after the drain. */
+export const closeTimeoutMs = (config: Pick<ListenerConfig, 'drainPeriodMs' | 'shutdownTimeoutMs'>) =>
+  config.shutdownTimeoutMs - config.drainPeriodMs - CLOSE_MARGIN_MS
