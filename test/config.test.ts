@@ -244,7 +244,12 @@ t.test("the feed's base URL: the address listened at unless PUBLIC_URL says; FEE
 })
 
 t.test('production refuses the defaults that misbehave quietly in a fleet, each with one line', async (t) => {
-  const production = { NODE_ENV: 'production', DATA_DIR: 'memory:', JWT_SECRET: 'p'.repeat(40) }
+  const production = {
+    NODE_ENV: 'production',
+    DATA_DIR: 'memory:',
+    JWT_SECRET: 'p'.repeat(40),
+    PUBLIC_URL: 'https://blog.example.org',
+  }
   const database = { DATABASE_URL: 'postgres://root@127.0.0.1:5432/blog' }
   const smtp = { SMTP_URL: 'smtp://mail.example.org:587' }
   t.throws(
@@ -255,7 +260,11 @@ t.test('production refuses the defaults that misbehave quietly in a fleet, each 
     () => loadConfig({ ...production, ...database }),
     /^Invalid configuration: SMTP_URL is required in production .*MAIL_TO_FILES=true/,
   )
-  t.equal(loadConfig({ ...production, ...database, ...smtp }).smtpUrl, smtp.SMTP_URL, 'both set: it starts')
+  t.throws(
+    () => loadConfig({ ...production, ...database, ...smtp, PUBLIC_URL: '' }),
+    /^Invalid configuration: PUBLIC_URL is required in production .*path prefix included/,
+  )
+  t.equal(loadConfig({ ...production, ...database, ...smtp }).smtpUrl, smtp.SMTP_URL, 'all set: it starts')
   const meant = loadConfig({ ...production, EMBEDDED_DATABASE_IN_PRODUCTION: 'true', MAIL_TO_FILES: 'true' })
   t.equal(meant.databaseUrl, null, 'the embedded database, said on purpose')
   t.equal(meant.smtpUrl, null, 'mail to files, said on purpose')

@@ -1,9 +1,10 @@
 // What production (NODE_ENV=production) refuses to start without. Each default here suits a
 // developer's machine and misbehaves quietly in a fleet: an instance on an embedded database of its
-// own serves other data than the rest; mail written to files under DATA_DIR/mail reaches nobody.
+// own serves other data than the rest; mail written to files under DATA_DIR/mail reaches nobody;
+// links built on the instance's own address (127.0.0.1:3000) lead nowhere.
 // An operator who means either says so with a setting; otherwise start-up stops with one line
 // naming what to set.
-import { ConfigError, flag, type Env } from './variables.ts'
+import { ConfigError, flag, text, type Env } from './variables.ts'
 
 export const inProduction = (env: Env) => env.NODE_ENV === 'production'
 
@@ -22,6 +23,14 @@ export function refuseQuietDefaults(env: Env, { databaseUrl, smtpUrl }: { databa
       'SMTP_URL',
       'is required in production (NODE_ENV=production): without it mail is written to DATA_DIR/mail ' +
         'and reaches nobody; MAIL_TO_FILES=true keeps it there on purpose',
+      undefined,
+    )
+  }
+  if (text(env, 'PUBLIC_URL', null) === null) {
+    throw new ConfigError(
+      'PUBLIC_URL',
+      'is required in production (NODE_ENV=production): the URL clients reach the service at, path prefix ' +
+        "included; the feed's links, the links mailed and image URLs are built on it",
       undefined,
     )
   }

@@ -60,7 +60,12 @@ t.test('outside production the public port serves the probes too (the default)',
 })
 
 t.test('the defaults: loopback, probes off the public port in production, a drain there', async (t) => {
-  const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/blog', SMTP_URL: 'smtp://mail' }
+  const production = {
+    NODE_ENV: 'production',
+    DATABASE_URL: 'postgres://db/blog',
+    SMTP_URL: 'smtp://mail',
+    PUBLIC_URL: 'https://blog.example.org',
+  }
   const inProduction = loadConfig({ ...production, JWT_SECRET: 'x'.repeat(40) })
   t.match(inProduction, {
     internalHost: '127.0.0.1',
