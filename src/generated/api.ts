@@ -1987,8 +1987,15 @@ export interface components {
             height: number;
             /**
              * Format: uri-reference
-             * @description Where `getImage` serves it, relative to the server URL.
+             * @description Where `getImage` serves it: an absolute-path reference (RFC 3986, section 4.2).
+             *     Resolve it against the origin (scheme, host and port) of the URL the API is reached
+             *     at, not against that URL's path: the path is in it already. Where the API is served
+             *     at the root of its host (the default) it is `/images/<key>`; behind a proxy that
+             *     serves it under `https://example.com/blog` it is `/blog/images/<key>`
+             *     (`https://example.com/blog/images/<key>`, which the proxy passes to `getImage`).
+             *     Clients that take the key from it should take what follows the last `/images/`.
              * @example /images/7b965e76570e8c2ad30ebf0d2aa7996f71c53ea3668b22f2242e7e3ae08792c9.webp
+             * @example /blog/images/7b965e76570e8c2ad30ebf0d2aa7996f71c53ea3668b22f2242e7e3ae08792c9.webp
              */
             url: string;
             /**
