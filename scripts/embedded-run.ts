@@ -53,6 +53,7 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
   "SQL that builds lists, feeds and searches, and the lists' generation": [
     'test/content/posts/list.test.ts',
     'test/content/posts/list-items.test.ts',
+    'test/content/thumbnails/public-path.test.ts',
     'test/content/posts/list-budget.test.ts',
     'test/content/search/search-hostile.test.ts',
     'test/content/search/search-index-hostile.test.ts',

@@ -3,7 +3,7 @@
 // default and its range; how a value is read and checked is in src/config/.
 import { resolve } from 'node:path'
 import type { ImageFormat } from './images/sniff.ts'
-import { EMAIL, linkTemplate, mailFrom, origins, publicUrl, trustProxy } from './config/addresses.ts'
+import { EMAIL, linkTemplate, mailFrom, origins, publicPath, publicUrl, trustProxy } from './config/addresses.ts'
 import { imageFormats } from './config/image-formats.ts'
 import { jwtSecret } from './config/jwt-secret.ts'
 import { listeners, type ListenerConfig } from './config/listeners.ts'
@@ -73,6 +73,11 @@ export interface Config extends ListenerConfig {
   passwordResetUrl: string
   /** Where clients reach the service, without a trailing slash: the feed's links are absolute from it. */
   publicUrl: string
+  /**
+   * publicUrl's path, '' or e.g. '/blog' (a proxy serving the API under /blog, which strips it): the
+   * urls the API writes as absolute-path references (a thumbnail's images) start with it.
+   */
+  publicPath: string
   /** Whether PUBLIC_URL was given: a fleet that relies on the default links to each instance. */
   publicUrlGiven: boolean
   /** The Atom feed's title, and its author's name. */
@@ -173,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     emailVerificationUrl: linkTemplate(env, 'EMAIL_VERIFICATION_URL', base, '/email-verification/confirm'),
     passwordResetUrl: linkTemplate(env, 'PASSWORD_RESET_URL', base, '/password-reset/confirm'),
     publicUrl: base,
+    publicPath: publicPath(base),
     publicUrlGiven: text(env, 'PUBLIC_URL', null) !== null,
     feedTitle: text(env, 'FEED_TITLE', 'Blog', 200)!,
     requireVerifiedEmail: flag(env, 'REQUIRE_VERIFIED_EMAIL', false),

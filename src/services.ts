@@ -109,7 +109,7 @@ function makeStores({ prisma }: Database, config: Config) {
     deletions: makeAccountDeletionStore(prisma, { databaseTimeoutMs: config.databaseTimeoutMs }),
     accountTokens: makeAccountTokenStore(prisma),
     counters: makeRateLimitStore(prisma),
-    posts: makePostStore(prisma, { databaseTimeoutMs: config.databaseTimeoutMs }),
+    posts: makePostStore(prisma, { databaseTimeoutMs: config.databaseTimeoutMs, publicPath: config.publicPath }),
     postSlugs: makePostSlugStore(prisma),
     categories: makeCategoryStore(prisma),
     comments: makeCommentStore(prisma),

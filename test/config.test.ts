@@ -243,6 +243,35 @@ t.test("the feed's base URL: the address listened at unless PUBLIC_URL says; FEE
   t.throws(() => loadConfig({ DATA_DIR: 'memory:', FEED_TITLE: 'x'.repeat(201) }), /FEED_TITLE must be at most 200/)
 })
 
+t.test("PUBLIC_URL's path, which image urls start with: none by default, kept without a trailing slash", async (t) => {
+  t.equal(loadConfig({ DATA_DIR: 'memory:' }).publicPath, '', 'unset: the address listened at, no path')
+  for (const [given, path] of [
+    ['https://blog.example.org', ''],
+    ['https://blog.example.org/', ''],
+    ['https://blog.example.org/blog/', '/blog'],
+    ['https://blog.example.org/a/b-c_d.e~f/@x:1', '/a/b-c_d.e~f/@x:1'],
+    ['https://blog.example.org/caf%C3%A9', '/caf%C3%A9'],
+    ['https://blog.example.org/café', '/caf%C3%A9'],
+    [`https://blog.example.org/${'p'.repeat(119)}`, `/${'p'.repeat(119)}`],
+  ] as const) {
+    t.equal(loadConfig({ DATA_DIR: 'memory:', PUBLIC_URL: given }).publicPath, path, given)
+  }
+  // `//blog/images/…` would be a network-path reference: a link to the host "blog".
+  for (const bad of [
+    'https://blog.example.org//blog',
+    'https://blog.example.org/a//b',
+    'https://blog.example.org/a|b',
+    'https://blog.example.org/a%zz',
+    `https://blog.example.org/${'p'.repeat(120)}`,
+  ]) {
+    t.throws(
+      () => loadConfig({ DATA_DIR: 'memory:', PUBLIC_URL: bad }),
+      /PUBLIC_URL must have a path of at most 120 characters, without empty segments/,
+      bad,
+    )
+  }
+})
+
 t.test('production refuses the defaults that misbehave quietly in a fleet, each with one line', async (t) => {
   const production = {
     NODE_ENV: 'production',

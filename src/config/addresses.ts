@@ -38,6 +38,11 @@ function ownUrl(host: string, port: number): string {
   return `http://${shown}:${port}`
 }
 
+/** The most characters PUBLIC_URL's path may have: 77 more make a thumbnail's url, which the spec bounds at 200. */
+export const PUBLIC_PATH_MAX_LENGTH = 120
+/** Segments of RFC 3986's path characters (pchar), none empty; linear: each segment ends at a slash. */
+const PUBLIC_PATH = /^(?:\/(?:[\w\-.~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})+)*$/
+
 /**
  * The URL clients reach the service at, as a base for absolute links: http(s), perhaps with a path
  * (behind a proxy at /api), no query or fragment; kept without a trailing slash. Unset, it is the
@@ -57,7 +62,26 @@ export function publicUrl(env: Env, host: string, port: number): string {
     throw new ConfigError('PUBLIC_URL', 'must be an http(s) URL without query, fragment or credentials', raw)
   let href = parsed.href
   while (href.endsWith('/')) href = href.slice(0, -1)
+  // The path starts the urls of images (ThumbnailSize.url, at most 200 characters): absolute-path
+  // references, so not empty segments (`//blog` would name a host) nor characters they cannot carry.
+  const path = publicPath(href)
+  if (path.length > PUBLIC_PATH_MAX_LENGTH || !PUBLIC_PATH.test(path))
+    throw new ConfigError(
+      'PUBLIC_URL',
+      `must have a path of at most ${PUBLIC_PATH_MAX_LENGTH} characters, without empty segments or characters outside RFC 3986's`,
+      raw,
+    )
   return href
+}
+
+/**
+ * PUBLIC_URL's path, without a trailing slash: '' when it has none (every default), '/blog' behind
+ * a proxy that serves the API under /blog. The absolute-path references the API writes (image
+ * urls) start with it.
+ */
+export function publicPath(publicUrl: string): string {
+  const path = new URL(publicUrl).pathname
+  return path === '/' ? '' : path
 }
 
 /** A comma-separated list of origins (`https://blog.example.com`), or `*` for any. */

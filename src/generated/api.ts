@@ -1599,7 +1599,8 @@ export interface components {
          *     - `MALFORMED_JSON` (400): the body is not valid JSON.
          *     - `UNSUPPORTED_MEDIA_TYPE` (415): the body's `Content-Type` is not accepted by the operation.
          *     - `PAYLOAD_TOO_LARGE` (413): the body is over the size limit.
-         *     - `ROUTE_NOT_FOUND` (404): no operation has this path.
+         *     - `ROUTE_NOT_FOUND` (404): no operation has this path (on this port: the internal
+         *       operations `getHealth`, `getLiveness` and `getMetrics` may be served on another).
          *     - `METHOD_NOT_ALLOWED` (405): the path exists but not with this method.
          *     - `MALFORMED_REQUEST` (400): the request is not valid HTTP (its request line or headers cannot be parsed, its chunked framing is broken, or it is HTTP/1.1 without `Host`).
          *     - `REQUEST_TIMEOUT` (408): the whole request was not received within 30 seconds.
@@ -1798,7 +1799,7 @@ export interface components {
             time: string;
             /**
              * @description The version of this contract the server implements (`info.version`).
-             * @example 1.4.0
+             * @example 2.0.0
              */
             version: string;
         };
@@ -2037,8 +2038,15 @@ export interface components {
             height: number;
             /**
              * Format: uri-reference
-             * @description Where `getImage` serves it, relative to the server URL.
+             * @description Where `getImage` serves it: an absolute-path reference (RFC 3986, section 4.2).
+             *     Resolve it against the origin (scheme, host and port) of the URL the API is reached
+             *     at, not against that URL's path: the path is in it already. Where the API is served
+             *     at the root of its host (the default) it is `/images/<key>`; behind a proxy that
+             *     serves it under `https://example.com/blog` it is `/blog/images/<key>`
+             *     (`https://example.com/blog/images/<key>`, which the proxy passes to `getImage`).
+             *     Clients that take the key from it should take what follows the last `/images/`.
              * @example /images/7b965e76570e8c2ad30ebf0d2aa7996f71c53ea3668b22f2242e7e3ae08792c9.webp
+             * @example /blog/images/7b965e76570e8c2ad30ebf0d2aa7996f71c53ea3668b22f2242e7e3ae08792c9.webp
              */
             url: string;
             /**
@@ -2433,7 +2441,8 @@ export interface components {
          * @description The resource does not exist, or the caller may not know it exists.
          *     `POST_NOT_FOUND`, `COMMENT_NOT_FOUND`, `CATEGORY_NOT_FOUND`,
          *     `USER_NOT_FOUND`, `IMAGE_NOT_FOUND`, `THUMBNAIL_NOT_FOUND`,
-         *     `SESSION_NOT_FOUND` or `WEBHOOK_NOT_FOUND`, as the operation says.
+         *     `SESSION_NOT_FOUND` or `WEBHOOK_NOT_FOUND`, as the operation says;
+         *     `ROUTE_NOT_FOUND` for an internal operation asked on the public port.
          */
         NotFound: {
             headers: {

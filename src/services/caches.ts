@@ -31,7 +31,7 @@ export interface CachesOptions {
 }
 
 export function makeCaches({ config, stores, listGeneration, broadcast, metrics, log }: CachesOptions) {
-  const postCache = makePostCache(loadPost(stores.posts), {
+  const postCache = makePostCache(loadPost(stores.posts, config.publicPath), {
     maxEntries: config.postCacheMaxEntries,
     maxBytes: config.postCacheMaxBytes,
     ttlMs: config.postCacheTtlSeconds * 1000,

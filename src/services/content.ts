@@ -71,6 +71,7 @@ export function makeContentServices({
     html: renderer,
     events,
     pageMaxBytes: config.listPageMaxBytes,
+    publicPath: config.publicPath,
   })
   const uploads = makeUploadRate(stores.counters, config)
   const thumbnails = makeThumbnailService({

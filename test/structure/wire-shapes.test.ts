@@ -2,7 +2,7 @@
 // so: each view returns `Wire<T>` (src/wire.ts), in which no property is optional. This test edits
 // the real source files in memory, one property left out at a time, and type-checks them with the
 // project's tsconfig: each edit must fail there, in the edited file. The list SQL of posts is held
-// to the same list of keys as the view (POST_KEYS, POST_COLUMNS).
+// to the same list of keys as the view (POST_KEYS, postColumns).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -110,15 +110,7 @@ t.test('the list SQL of posts writes every property the view writes', async (t) 
   t.match(typeErrorsIn('src/content/posts/post-view.ts', twice).join('\n'), /twice: "id"/, 'POST_KEYS naming id twice')
 
   const store = sourceOf('src/content/posts/post-list-store.ts')
-  let columns: ts.ObjectLiteralExpression | undefined
-  const visit = (node: ts.Node) => {
-    if (ts.isVariableDeclaration(node) && node.name.getText() === 'POST_COLUMNS') {
-      columns = node.initializer as ts.ObjectLiteralExpression
-    }
-    ts.forEachChild(node, visit)
-  }
-  visit(store.source)
-  t.ok(columns, 'POST_COLUMNS is found')
-  const errors = typeErrorsIn('src/content/posts/post-list-store.ts', withoutProperty(store.text, columns!, 'slug'))
-  t.match(errors.join('\n'), /'slug'/, 'POST_COLUMNS without slug')
+  const columns = returnedLiteral(store.source, 'postColumns')
+  const errors = typeErrorsIn('src/content/posts/post-list-store.ts', withoutProperty(store.text, columns, 'slug'))
+  t.match(errors.join('\n'), /'slug'/, 'postColumns without slug')
 })

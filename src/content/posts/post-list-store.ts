@@ -3,7 +3,7 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts'
 import type { PostStatus } from '../../generated/prisma/enums.ts'
 import { inSnapshot, type Tx } from '../../db/transaction.ts'
-import { POST_KEYS } from './post-view.ts'
+import { imagesPath, POST_KEYS } from './post-view.ts'
 
 export interface ListQuery {
   status: PostStatus
@@ -44,12 +44,12 @@ export interface ListedPage {
 const iso = (column: Prisma.Sql) => Prisma.sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
 /**
- * Each property of the post `p` as toPost writes it, in SQL: the same values, the same sort orders
- * (categories by slug in code point order, thumbnail sizes by width). Arrays are joined by hand:
- * json_agg puts a line break between elements. Every property of the spec's Post must be here (the
- * type says so); POST_JSON writes them in POST_KEYS's order, the view's.
+ * Each property of the post `p` as toPost writes it with `publicPath`, in SQL: the same values, the
+ * same sort orders (categories by slug in code point order, thumbnail sizes by width). Arrays are
+ * joined by hand: json_agg puts a line break between elements. Every property of the spec's Post
+ * must be here (the type says so); postJsonOf writes them in POST_KEYS's order, the view's.
  */
-const POST_COLUMNS: { [Key in (typeof POST_KEYS)[number]]: Prisma.Sql } = {
+const postColumns = (publicPath: string): { [Key in (typeof POST_KEYS)[number]]: Prisma.Sql } => ({
   id: Prisma.sql`p.id`,
   title: Prisma.sql`p.title`,
   body: Prisma.sql`p.body`,
@@ -62,18 +62,24 @@ const POST_COLUMNS: { [Key in (typeof POST_KEYS)[number]]: Prisma.Sql } = {
     from (select c.id, c.name, c.slug from post_categories pc join categories c on c.id = pc.category_id
           where pc.post_id = p.id) c)`,
   thumbnail: Prisma.sql`(select ('{"sizes":[' || string_agg(to_json(s)::text, ',' order by s.width, s.url collate "C") || ']}')::json
-    from (select i.width, i.height, '/images/' || i.key as url, i.content_type as "contentType"
+    from (select i.width, i.height, ${imagesPath(publicPath)}::text || i.key as url, i.content_type as "contentType"
           from post_thumbnails t join images i on i.key = t.image_key where t.post_id = p.id) s)`,
   commentCount: Prisma.sql`p.comment_count`,
   createdAt: iso(Prisma.sql`p.created_at`),
   updatedAt: iso(Prisma.sql`p.updated_at`),
   slug: Prisma.sql`p.slug`,
-}
+})
 
-/** The post `p` as toPost writes it, as JSON text: a list item is the same bytes as GET /posts/{id}. */
-const POST_JSON = Prisma.sql`(select to_json(v)::text from (select ${Prisma.join(
-  POST_KEYS.map((key) => Prisma.sql`${POST_COLUMNS[key]} as ${Prisma.raw(`"${key}"`)}`),
-)}) v)`
+/** The post `p` as JSON text, as toPost writes it with `publicPath`: a list item is the same bytes as GET /posts/{id}. */
+export type PostJson = Prisma.Sql
+
+/** PUBLIC_URL's path is fixed for the process: its store builds this once, and the path goes as a bound parameter. */
+export function postJsonOf(publicPath: string): PostJson {
+  const columns = postColumns(publicPath)
+  return Prisma.sql`(select to_json(v)::text from (select ${Prisma.join(
+    POST_KEYS.map((key) => Prisma.sql`${columns[key]} as ${Prisma.raw(`"${key}"`)}`),
+  )}) v)`
+}
 
 /**
  * The page of at most `limit` posts whose ids `ids` selects (columns id and n, its place from 1;
@@ -88,6 +94,7 @@ async function pageFrom(
   ids: Prisma.Sql,
   column: Prisma.Sql,
   { limit, maxBytes }: { limit: number; maxBytes: number },
+  postJson: PostJson,
 ): Promise<ListedPage> {
   const [row] = await db.$queryRaw<
     {
@@ -105,7 +112,7 @@ async function pageFrom(
           over (order by page.n) as floor
       from (${ids}) page join posts p on p.id = page.id),
     built as (
-      select page.n, page.id, page.author_id, page.at, ${POST_JSON} as json
+      select page.n, page.id, page.author_id, page.at, ${postJson} as json
       from page join posts p on p.id = page.id
       where page.n <= ${limit} and (page.n = 1 or page.floor <= ${maxBytes})),
     sized as (select built.*, sum(octet_length(built.json) + 1) over (order by built.n) as upto from built)
@@ -156,9 +163,10 @@ async function searchAlone(tx: Tx, position: Prisma.Sql, search: Prisma.Sql, col
  * A page of posts, as the JSON array the API sends (see pageJson), and where the next page
  * starts. One statement reads the ids in order on (status, sort column, id) and builds the page
  * from them: one snapshot, so a post deleted, re-filed or unpublished meanwhile is never shown
- * half-changed, and a draft never shows in the public list.
+ * half-changed, and a draft never shows in the public list. Each post is written by `postJson`
+ * (postJsonOf, built once by the store).
  */
-export async function listPage(prisma: PrismaClient, query: ListQuery): Promise<ListedPage> {
+export async function listPage(prisma: PrismaClient, query: ListQuery, postJson: PostJson): Promise<ListedPage> {
   const column = Prisma.raw(`p.${sortColumn(query.status)}`)
   // Where the list stands: walked in order on (status, sort column, id), never skipped by offset.
   const position = [Prisma.sql`p.status = ${query.status}::"PostStatus"`]
@@ -185,6 +193,7 @@ export async function listPage(prisma: PrismaClient, query: ListQuery): Promise<
         Prisma.sql`select id, n from unnest(${ids}::uuid[]) with ordinality as t(id, n)`,
         column,
         query,
+        postJson,
       )
     })
   }
@@ -193,5 +202,5 @@ export async function listPage(prisma: PrismaClient, query: ListQuery): Promise<
       select p.id, row_number() over (${ordered}) as n from posts p
       where ${Prisma.join([...position, ...filters, ...(search ? [search] : [])], ' and ')}
       ${ordered} limit ${rowsWanted}`
-  return pageFrom(prisma, ids, column, query)
+  return pageFrom(prisma, ids, column, query, postJson)
 }

@@ -3,7 +3,7 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts'
 import type { PostStatus } from '../../generated/prisma/enums.ts'
 import { inSnapshot, type Tx } from '../../db/transaction.ts'
-import { listPage, type ListQuery } from './post-list-store.ts'
+import { listPage, postJsonOf, type ListQuery } from './post-list-store.ts'
 import { writesIn, type PostWrite } from './post-write-store.ts'
 
 export const postInclude = {
@@ -29,9 +29,11 @@ export interface PostStoreOptions {
    * cut off by the server a little sooner (see transaction); without it, none is.
    */
   databaseTimeoutMs?: number
+  /** PUBLIC_URL's path (config.publicPath): the image urls of the posts lists write start with it. */
+  publicPath: string
 }
 
-export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostStoreOptions = {}) {
+export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs, publicPath }: PostStoreOptions) {
   // The server ends a write's statement before the client stops waiting for it: the client then
   // gets the server's error (SQLSTATE 57014, answered 503) and the transaction rolls back as usual.
   // A client that gives up first leaves the statement running on the server, long after its
@@ -42,6 +44,7 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
   // is read again inside one.
   const torn = (post: PostRecord) =>
     post.categories.length === 0 || post.categories.some((filing) => filing.category === null)
+  const postJson = postJsonOf(publicPath)
 
   return {
     /**
@@ -89,7 +92,7 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs }: PostS
     },
 
     /** A page of posts, as the JSON array the API sends (post-list-store.ts). */
-    list: (query: ListQuery) => listPage(prisma, query),
+    list: (query: ListQuery) => listPage(prisma, query, postJson),
 
     /**
      * Up to `limit` posts waiting for their html (post_html_pending, kept by the migration

@@ -9,8 +9,8 @@ export type Post = components['schemas']['Post']
 /**
  * A post's properties in the order the server writes them: toPost's literal follows it (checked by
  * test/content/posts/post-view.test.ts) and the list SQL is built from it (post-list-store.ts,
- * POST_COLUMNS), so a list item and GET /posts/{id} are the same bytes. A property the spec adds
- * fails the type-check here until it is listed, in toPost, and in POST_COLUMNS.
+ * postColumns), so a list item and GET /posts/{id} are the same bytes. A property the spec adds
+ * fails the type-check here until it is listed, in toPost, and in postColumns.
  */
 export const POST_KEYS = [
   'id',
@@ -44,13 +44,22 @@ const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
  */
 export const storedHtml = (post: { html: string | null }): string => post.html ?? ''
 
-/** The post as the server writes it: every property, in POST_KEYS's order. */
-export function toPost(post: PostRecord): Wire<Post> {
+/**
+ * What a thumbnail's url starts with, before the image's key: getImage's path under PUBLIC_URL's
+ * path (`publicPath`, config.publicPath: '' or '/blog'). An absolute-path reference: clients resolve
+ * it against PUBLIC_URL's origin, and a proxy serving the API under that path strips it. toPost and
+ * the list SQL (postColumns) both write it from here.
+ */
+export const imagesPath = (publicPath: string) => `${publicPath}/images/`
+
+/** The post as the server writes it: every property, in POST_KEYS's order; image urls under `publicPath`. */
+export function toPost(post: PostRecord, publicPath: string): Wire<Post> {
+  const images = imagesPath(publicPath)
   const sizes = post.thumbnail
     .map(({ image }) => ({
       width: image.width,
       height: image.height,
-      url: `/images/${image.key}`,
+      url: `${images}${image.key}`,
       contentType: image.contentType as ImageType,
     }))
     .sort((a, b) => a.width - b.width || byCodePoint(a.url, b.url))

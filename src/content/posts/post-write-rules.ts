@@ -136,15 +136,19 @@ export function known({ ids, unknown }: { ids: string[]; unknown: number }): str
   return ids
 }
 
-/** Locks and loads a post the caller may change, in the order of refusals the spec gives (412 last). */
+/**
+ * Locks and loads a post the caller may change, in the order of refusals the spec gives (412 last).
+ * `publicPath` is the one reads write the post with, so the ETag compared is the one they sent.
+ */
 export async function lockEditable(
   write: PostWrite,
   principal: Principal,
   id: string,
   ifMatch: string | undefined,
+  publicPath: string,
 ): Promise<PostRecord> {
   await lockForEdit(write, principal, id)
   const post = (await write.find(id))!
-  checkIfMatch(ifMatch, toPost(post))
+  checkIfMatch(ifMatch, toPost(post, publicPath))
   return post
 }

@@ -55,6 +55,7 @@ export interface ThumbnailServiceOptions {
     | 'imageConcurrency'
     | 'imageQueueMax'
     | 'imageJobsPerUser'
+    | 'publicPath'
   >
   requestImageSweep: RequestImageSweep
   changes: PostChanges
@@ -107,7 +108,7 @@ export function makeThumbnailService({
         await lockForEdit(write, principal, postId)
         const previous = await write.replaceThumbnail(postId, renditions)
         await write.touch(postId)
-        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!))
+        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, config.publicPath))
         return previous
       })
       await changes.changed({ postId })
@@ -120,7 +121,7 @@ export function makeThumbnailService({
         await lockForEdit(write, principal, postId)
         if ((await write.removeThumbnail(postId)) === 0) throw notFound('THUMBNAIL_NOT_FOUND', 'Thumbnail')
         await write.touch(postId)
-        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!))
+        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, config.publicPath))
       })
       await changes.changed({ postId })
       await requestImageSweep()

@@ -62,5 +62,5 @@ t.test('toPost writes every property in POST_KEYS order, the order the list SQL 
     createdAt: new Date(post.createdAt),
     updatedAt: new Date(post.updatedAt),
   }
-  t.same(Object.keys(toPost(record)), POST_KEYS)
+  t.same(Object.keys(toPost(record, '')), POST_KEYS)
 })
