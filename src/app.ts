@@ -1,6 +1,5 @@
 // Builds the whole service as a ready Fastify instance that listens nowhere: the server and the
 // tests call this same function, so tests validate, route and fail exactly as production does.
-import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import type { PasswordHasher } from './auth/passwords/passwords.ts'
@@ -9,6 +8,8 @@ import { openDatabase } from './db/database.ts'
 import { applyMigrations } from './db/migrations.ts'
 import { handlers } from './handlers/index.ts'
 import { API_VERSION_HEADER } from './http/headers/api-version.ts'
+import { registerForwardedWarnings } from './http/headers/forwarded.ts'
+import { requestIds } from './http/headers/request-id.ts'
 import { registerCors, registerSecurityHeaders } from './http/headers/browser-policy.ts'
 import { handleClientError, trackAnswers } from './http/errors/client-error.ts'
 import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
@@ -39,9 +40,6 @@ declare module 'fastify' {
     services: Services & { loginLimits: LoginLimits; accountMailLimits: AccountMailLimits; drain: Drain }
   }
 }
-
-/** A caller's request id we keep: short enough for meta.requestId (100), inert in logs and headers. */
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/
 
 const SECRET_FIELDS = ['password', 'passwordHash', 'accessToken', 'refreshToken', 'token', 'authorization', 'cookie']
 const REDACTED = [
@@ -75,13 +73,11 @@ export function fastifyOptions(config: Config, logDestination?: LogDestination):
     // request.ip, which the login and registration limits count by, trusts X-Forwarded-For only
     // from the proxies named in TRUST_PROXY.
     trustProxy: config.trustProxy,
-    // A caller's request id is kept when it is sane, so one id follows a request across services.
+    // A caller's request id is kept when it is sane and comes from a caller whose headers are
+    // believed (src/http/headers/request-id.ts), so one id follows a request across services.
     // Not through requestIdHeader: Fastify would take any header value as is, before genReqId.
     requestIdHeader: false,
-    genReqId: (request) => {
-      const given = request.headers['x-request-id']
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
-    },
+    genReqId: requestIds(config.trustProxy),
     requestTimeout: config.requestTimeoutMs,
     // A path parameter longer than this is answered 414 by the router before the spec's schema
     // sees it: longer than any request line Node's HTTP parser takes (16 KiB by default), every
@@ -190,6 +186,7 @@ async function registerHttp(app: FastifyInstance, spec: OpenApiDocument, service
     done()
   })
   registerListenerRules(app, config)
+  registerForwardedWarnings(app, config.trustProxy)
   registerRequestHead(app)
   registerSecurityHeaders(app)
   await registerCors(app, config)
