@@ -63,6 +63,8 @@ t.test('each bad value names its variable', async (t) => {
     [{ CORS_ORIGINS: 'ftp://files.example.com' }, /CORS_ORIGINS must be/],
     [{ TRUST_PROXY: 'everyone' }, /TRUST_PROXY must be a comma-separated list of proxy addresses/],
     [{ TRUST_PROXY: '10.0.0.0/8, 300.1.1.1' }, /TRUST_PROXY must be .* \(got "300.1.1.1"\)$/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY must be .* \(got "10.0.0.0\/33"\)$/],
+    [{ TRUST_PROXY: 'fd00::/129' }, /TRUST_PROXY must be .* \(got "fd00::\/129"\)$/],
     [
       { IMAGE_FORMATS: 'png,tiff' },
       /^Invalid configuration: IMAGE_FORMATS must be a comma-separated list of jpeg, png, webp, gif, avif \(got "tiff"\)$/,

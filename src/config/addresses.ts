@@ -124,7 +124,14 @@ export function trustProxy(env: Env): false | string[] {
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean)
-  const bad = list.find((entry) => !PROXY_ADDRESS.test(entry) || isIP(entry.split('/')[0]!) === 0)
+  const bad = list.find((entry) => {
+    const [address, prefix] = entry.split('/') as [string, string | undefined]
+    const family = isIP(address)
+    // A prefix longer than the address (10.0.0.0/99) would be refused by Fastify with a TypeError.
+    return (
+      !PROXY_ADDRESS.test(entry) || family === 0 || (prefix !== undefined && Number(prefix) > (family === 4 ? 32 : 128))
+    )
+  })
   if (bad !== undefined)
     throw new ConfigError('TRUST_PROXY', 'must be a comma-separated list of proxy addresses or CIDR ranges', bad)
   return list
