@@ -197,7 +197,7 @@ async function registerHttp(app: FastifyInstance, spec: OpenApiDocument, service
   app.decorate('services', { ...services, loginLimits, accountMailLimits, drain: makeDrain(app.server) })
   // Measuring lag from here on: opening the database and migrating block the loop, but are not load.
   registerOverloadGuard(app, config)
-  await registerDocs(app, spec)
+  await registerDocs(app, spec, config.publicPath)
   registerLingeringClose(app, config)
   await registerOperations(app, spec, operations, (uploads) => registerMultipart(uploads, config))
 }

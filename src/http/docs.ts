@@ -7,10 +7,19 @@ import type { OpenApiDocument } from '../spec.ts'
 
 export const DOCS_ROUTES: Record<string, string[]> = { '/openapi.json': ['GET', 'HEAD'], '/docs': ['GET', 'HEAD'] }
 
-export async function registerDocs(app: FastifyInstance, spec: OpenApiDocument) {
-  await app.register(fastifySwagger, { mode: 'static', specification: { document: structuredClone(spec) as never } })
+/**
+ * `publicPath` is PUBLIC_URL's path ('' or '/blog'): behind a proxy serving the API under it, the
+ * served contract's server and the page's asset links carry it, so that Try it out and the page's
+ * scripts go through the proxy too.
+ */
+export async function registerDocs(app: FastifyInstance, spec: OpenApiDocument, publicPath: string) {
+  const document = structuredClone(spec)
+  const servers = (document as { servers?: { url: string }[] }).servers
+  if (publicPath !== '') for (const server of servers ?? []) server.url = publicPath
+  await app.register(fastifySwagger, { mode: 'static', specification: { document: document as never } })
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',
+    indexPrefix: publicPath,
     // Without validatorUrl: null, every visitor's browser sends the spec's address to
     // validator.swagger.io for a badge.
     uiConfig: { deepLinking: true, validatorUrl: null },

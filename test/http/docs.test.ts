@@ -32,6 +32,25 @@ t.test('every served copy of the contract names the origin it was served from as
   }
 })
 
+t.test('behind a proxy serving the API under a path (PUBLIC_URL with one), the docs carry it', async (t) => {
+  const app = await build(t, { PUBLIC_URL: 'https://example.com/blog' })
+  for (const url of ['/openapi.json', '/docs/json', '/docs/yaml']) {
+    const response = await app.inject({ method: 'GET', url })
+    const document = url.endsWith('yaml') ? parse(response.body) : response.json()
+    t.same(
+      document.servers.map((server: { url: string }) => server.url),
+      ['/blog'],
+      `${url}: Try it out calls /blog/…, which the proxy passes on`,
+    )
+  }
+  // Opened without a trailing slash, the page links its assets from the root: with the prefix.
+  const page = await app.inject({ method: 'GET', url: '/docs' })
+  const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!)
+  t.ok(assets.length > 0, 'the page links its assets')
+  for (const asset of assets.filter((link) => link.startsWith('/')))
+    t.match(asset, /^\/blog\/docs\//, `${asset} goes through the proxy`)
+})
+
 t.test('the /docs page loads nothing from other hosts: no spec validator, no remote styles or fonts', async (t) => {
   const app = await build(t)
   const docs = await app.inject({ method: 'GET', url: '/docs/' })
