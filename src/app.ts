@@ -13,7 +13,7 @@ import { requestIds } from './http/headers/request-id.ts'
 import { registerCors, registerSecurityHeaders } from './http/headers/browser-policy.ts'
 import { handleClientError, trackAnswers } from './http/errors/client-error.ts'
 import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
-import { makeDrain, type Drain } from './http/drain.ts'
+import { registerDrain, type Drain } from './http/drain.ts'
 import { registerListenerRules } from './http/internal-listener.ts'
 import { handleError, installErrorHandler } from './http/errors/error-handler.ts'
 import { registerJsonBodies } from './http/body/json-body.ts'
@@ -194,7 +194,7 @@ async function registerHttp(app: FastifyInstance, spec: OpenApiDocument, service
   await registerJwt(app, config)
   const loginLimits = await makeLoginLimits(app, services.rateLimits, config)
   const accountMailLimits = makeAccountMailLimits(services.rateLimits, config)
-  app.decorate('services', { ...services, loginLimits, accountMailLimits, drain: makeDrain(app.server) })
+  app.decorate('services', { ...services, loginLimits, accountMailLimits, drain: registerDrain(app) })
   // Measuring lag from here on: opening the database and migrating block the loop, but are not load.
   registerOverloadGuard(app, config)
   await registerDocs(app, spec, config.publicPath)

@@ -53,7 +53,11 @@ async function shutdown(signal: string) {
   try {
     await sleep(config.drainPeriodMs)
     app.log.info('drain period over: closing the public port')
+    // Fastify closes the connections idle at the close; one whose answer was already on its way
+    // when the drain began (sent with keep-alive) goes idle later, and would hold the close open.
+    const idleCloser = setInterval(() => app.server.closeIdleConnections(), 100)
     await app.close()
+    clearInterval(idleCloser)
     await closeInternally(internal)
     process.exit(0)
   } catch (error) {

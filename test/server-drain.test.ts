@@ -81,3 +81,37 @@ t.test('SIGTERM: readiness 503 at once, the public port serves through the drain
   t.ok(await eventually(() => refused(server.url), 30_000, 20), 'after the drain the public port is closed')
   t.equal(await server.exit, 0, 'and the process exits 0')
 })
+
+t.test(
+  'a keep-alive request in flight past the drain is answered with Connection: close, and the process exits 0',
+  async (t) => {
+    const server = await startServer({
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-drain-')),
+      DATABASE_URL: process.env.DATABASE_URL ?? '',
+      JWT_SECRET: 'drain-test-secret-drain-test-secret-0123',
+      DRAIN_PERIOD_MS: '2000',
+      SHUTDOWN_TIMEOUT_MS: '60000',
+    })
+    const logged = (msg: string) => server.logs.some((entry) => entry.msg === msg)
+    const { hostname, port } = new URL(server.url)
+    const socket = connect(Number(port), hostname)
+    t.teardown(() => socket.destroy())
+    let received = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (received += chunk))
+    const body = JSON.stringify({ email: 'nobody@example.com', password: 'not the password' })
+    // A keep-alive request whose body is half sent when SIGTERM comes, and finished after the drain.
+    socket.write(
+      `POST /login HTTP/1.1\r\nHost: test\r\nConnection: keep-alive\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    )
+    t.ok(await eventually(async () => logged('incoming request'), 30_000, 20), 'the server has the request')
+    server.child.kill('SIGTERM')
+    t.ok(await eventually(async () => logged('drain period over: closing the public port'), 60_000, 20))
+    socket.write(body.slice(10))
+    t.ok(await eventually(async () => /\r\n\r\n/.test(received), 30_000, 20), 'answered')
+    t.match(received, /^HTTP\/1\.1 401 /, 'the request was served')
+    t.match(received, /\r\nconnection: close\r\n/i, 'and its connection ends with the answer')
+    t.equal(await server.exit, 0, 'so nothing holds the close open: exit 0, before SHUTDOWN_TIMEOUT_MS')
+  },
+)
