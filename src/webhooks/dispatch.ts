@@ -44,6 +44,8 @@ export function makeWebhookDispatch({ store, secrets, policy, breaker, log }: We
       try {
         secret = secrets.open(endpoint.secretSealed)
       } catch {
+        // The operator's mistake, not the receiver's: said in the log too, where it is watched.
+        log.warn({ ...job, attempt }, `webhook ${UNUSABLE_SECRET}`)
         await record(notSent(UNUSABLE_SECRET))
         return 'retry'
       }

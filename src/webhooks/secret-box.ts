@@ -1,7 +1,8 @@
 // Webhook secrets sign every delivery, so they are kept in a form that can be opened again: sealed
 // with AES-256-GCM under a key derived from JWT_SECRET. A copy of the database alone does not
 // reveal them; changing JWT_SECRET makes them unusable (deliveries then fail until each endpoint
-// is made again), as it ends every session.
+// is made again), as it does the access tokens issued before (sessions' refresh tokens, kept
+// hashed in the database, still work: test/db/backup-restore.test.ts).
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
 
 /** Standard Webhooks secrets: `whsec_` and the base64 of the key bytes (32 here; 24 at least). */
