@@ -152,14 +152,16 @@ t.test('pg_dump, pg_restore into a new database: the same post, image, sessions 
   })
 
   await t.test('restored, with another JWT_SECRET: data served, tokens refused, webhook not sent', async (t) => {
+    const logLines: string[] = []
     const other = await build(
       t,
       {
         ...env,
         DATABASE_URL: await restore(t, dump, 'backup_other_secret'),
         JWT_SECRET: OTHER_SECRET,
+        LOG_LEVEL: 'warn',
       },
-      { jobs },
+      { jobs, logDestination: { write: (line) => void logLines.push(line) } },
     )
     const sent = receiver.received.length
     const after = await readingOf(other, post.id)
@@ -208,6 +210,10 @@ t.test('pg_dump, pg_restore into a new database: the same post, image, sessions 
       'recorded as failed, saying why (newest first, above the delivery made before the backup)',
     )
     t.equal(receiver.received.length, sent, 'nothing was sent, unsigned or otherwise')
+    t.ok(
+      logLines.some((line) => /"level":40.*webhook not sent: the endpoint's secret cannot be opened/.test(line)),
+      'and the operator is told in the log, at warn',
+    )
     const listed = await other.inject({ method: 'GET', url: '/webhooks', headers: renewed.auth })
     t.equal(listed.statusCode, 200, 'the endpoints are still listed')
 
