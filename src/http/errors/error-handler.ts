@@ -121,7 +121,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const known = toApiError(error)
   if (known) {
-    if (known.statusCode >= 500) request.log.error({ err: error }, known.message)
+    // A 503 is a refusal the service chose (overload, a full queue, a database away): no bug, no stack.
+    if (known.statusCode === 503) request.log.warn({ code: known.code, details: known.details }, known.message)
+    else if (known.statusCode >= 500) request.log.error({ err: error }, known.message)
     return sendError(request, reply, known)
   }
   if (error.statusCode !== undefined && error.statusCode < 500) {

@@ -68,3 +68,26 @@ t.test('createPost and updatePost give it on a raw socket, in the envelope the c
     t.match(JSON.parse(text), { data: null, error: { code: 'SERVICE_UNAVAILABLE', details: [{ path: 'database' }] } })
   }
 })
+
+t.test('a 503 is logged as the refusal it is: at warn, with its code and details, without a stack', async (t) => {
+  const lines: Record<string, unknown>[] = []
+  const app = await build(
+    t,
+    { LOG_LEVEL: 'warn' },
+    { handlers: { createPost: databaseDown }, logDestination: { write: (line) => void lines.push(JSON.parse(line)) } },
+  )
+  const user = await registerUser(app, 'refusal-log')
+  const answer = await app.inject({
+    method: 'POST',
+    url: '/posts',
+    headers: user.auth,
+    payload: { title: 'Refused', body: 'Refused.' },
+  })
+  t.equal(answer.statusCode, 503)
+  const logged = lines.filter((line) => line.msg === 'The service cannot serve requests that need its database.')
+  t.match(logged, [{ level: 40, code: 'SERVICE_UNAVAILABLE', details: [{ path: 'database' }] }], 'one line, at warn')
+  t.notOk(
+    logged.some((line) => 'err' in line),
+    'no stack: nothing went wrong in the code',
+  )
+})
