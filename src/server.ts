@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { inspect } from 'node:util'
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
+import { closeGently } from './http/drain.ts'
 import { closeInternally, listenInternally } from './http/internal-listener.ts'
 
 if (existsSync('.env')) process.loadEnvFile('.env')
@@ -53,11 +54,7 @@ async function shutdown(signal: string) {
   try {
     await sleep(config.drainPeriodMs)
     app.log.info('drain period over: closing the public port')
-    // Fastify closes the connections idle at the close; one whose answer was already on its way
-    // when the drain began (sent with keep-alive) goes idle later, and would hold the close open.
-    const idleCloser = setInterval(() => app.server.closeIdleConnections(), 100)
-    await app.close()
-    clearInterval(idleCloser)
+    await closeGently(app)
     await closeInternally(internal)
     process.exit(0)
   } catch (error) {
