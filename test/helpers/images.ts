@@ -1,5 +1,5 @@
 // Images the tests make themselves with sharp, and multipart bodies to upload them in.
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { crc32 } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import sharp from 'sharp'
@@ -14,6 +14,23 @@ export function solidImage(
   return sharp({ create: { width, height, channels: 3, background: colour } })
     .toFormat(format)
     .toBuffer()
+}
+
+/**
+ * A PNG of random pixels stored uncompressed, as large as it can be within `bytes` (at most a row,
+ * 1.5 KB, less): for uploads of a given size that are real images.
+ */
+export async function pngOfSize(bytes: number): Promise<Buffer> {
+  const width = 512
+  const rowBytes = width * 3 + 1
+  let height = Math.floor(bytes / rowBytes)
+  for (;;) {
+    const png = await sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
+      .png({ compressionLevel: 0 })
+      .toBuffer()
+    if (png.length <= bytes) return png
+    height -= Math.ceil((png.length - bytes) / rowBytes)
+  }
 }
 
 /**
