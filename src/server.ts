@@ -10,6 +10,7 @@ import { inspect } from 'node:util'
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { closeGently } from './http/drain.ts'
+import { idleWaitMs } from './config/listeners.ts'
 import { closeInternally, listenInternally } from './http/internal-listener.ts'
 
 if (existsSync('.env')) process.loadEnvFile('.env')
@@ -54,7 +55,7 @@ async function shutdown(signal: string) {
   try {
     await sleep(config.drainPeriodMs)
     app.log.info('drain period over: closing the public port')
-    await closeGently(app)
+    await closeGently(app, idleWaitMs(config))
     await closeInternally(internal)
     process.exit(0)
   } catch (error) {

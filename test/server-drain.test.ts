@@ -46,41 +46,47 @@ const refused = (url: string) =>
     probe.once('error', () => resolve(true))
   })
 
-t.test('SIGTERM: readiness 503 at once, the public port serves through the drain with Connection: close', async (t) => {
-  const server = await startServer({
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-drain-')),
-    DATABASE_URL: process.env.DATABASE_URL ?? '',
-    JWT_SECRET: 'drain-test-secret-drain-test-secret-0123',
-    DRAIN_PERIOD_MS: String(DRAIN_PERIOD_MS),
-    SHUTDOWN_TIMEOUT_MS: String(DRAIN_PERIOD_MS + 20_000),
-  })
-  const keptAlive = new Agent({ keepAlive: true, maxSockets: 1 })
-  t.teardown(() => keptAlive.destroy())
-  const before = await get(`${server.url}/ping`, keptAlive)
-  t.equal(before.connection, 'keep-alive', 'before: the connection is kept')
-  t.equal((await get(`${server.internalUrl}/health`)).status, 200, 'before: ready')
+t.test(
+  'SIGTERM: readiness 503 at once, the public port serves through the drain, then closes; answers after that end their connection',
+  async (t) => {
+    const server = await startServer({
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'blog-drain-')),
+      DATABASE_URL: process.env.DATABASE_URL ?? '',
+      JWT_SECRET: 'drain-test-secret-drain-test-secret-0123',
+      DRAIN_PERIOD_MS: String(DRAIN_PERIOD_MS),
+      SHUTDOWN_TIMEOUT_MS: String(DRAIN_PERIOD_MS + 20_000),
+    })
+    const keptAlive = new Agent({ keepAlive: true, maxSockets: 1 })
+    t.teardown(() => keptAlive.destroy())
+    const before = await get(`${server.url}/ping`, keptAlive)
+    t.equal(before.connection, 'keep-alive', 'before: the connection is kept')
+    t.equal((await get(`${server.internalUrl}/health`)).status, 200, 'before: ready')
 
-  server.child.kill('SIGTERM')
-  const logged = (msg: string) => server.logs.some((entry) => entry.msg === msg)
-  t.ok(await eventually(async () => logged('shutting down: draining'), 30_000, 20), 'the drain has begun')
-  const readiness = await get(`${server.internalUrl}/health`)
-  t.equal(readiness.status, 503, 'readiness fails from the start of the drain')
-  t.match(JSON.parse(readiness.body), { error: { code: 'SERVICE_UNAVAILABLE', details: [{ path: 'instance' }] } })
-  t.equal((await get(`${server.internalUrl}/health/live`)).status, 200, 'liveness still answers')
+    server.child.kill('SIGTERM')
+    const logged = (msg: string) => server.logs.some((entry) => entry.msg === msg)
+    t.ok(await eventually(async () => logged('shutting down: draining'), 30_000, 20), 'the drain has begun')
+    const readiness = await get(`${server.internalUrl}/health`)
+    t.equal(readiness.status, 503, 'readiness fails from the start of the drain')
+    t.match(JSON.parse(readiness.body), { error: { code: 'SERVICE_UNAVAILABLE', details: [{ path: 'instance' }] } })
+    t.equal((await get(`${server.internalUrl}/health/live`)).status, 200, 'liveness still answers')
 
-  const onKeptConnection = await get(`${server.url}/ping`, keptAlive)
-  t.equal(onKeptConnection.status, 200, 'a request on the open keep-alive connection is served')
-  t.ok(onKeptConnection.reusedSocket, 'on that same connection')
-  t.equal(onKeptConnection.connection, 'close', 'and told that the connection ends with it')
-  const onNewConnection = await get(`${server.url}/posts`)
-  t.equal(onNewConnection.status, 200, 'a new connection is still accepted and served')
-  t.equal(onNewConnection.connection, 'close')
-  t.notOk(logged('drain period over: closing the public port'), 'all of that within the drain period')
+    const onKeptConnection = await get(`${server.url}/ping`, keptAlive)
+    t.equal(onKeptConnection.status, 200, 'a request on the open keep-alive connection is served')
+    t.ok(onKeptConnection.reusedSocket, 'on that same connection')
+    t.equal(onKeptConnection.connection, 'keep-alive', 'which is kept: a proxy reuses it rather than open another')
+    const onNewConnection = await get(`${server.url}/posts`)
+    t.equal(onNewConnection.status, 200, 'a new connection is still accepted and served')
+    t.notOk(logged('drain period over: closing the public port'), 'all of that within the drain period')
 
-  t.ok(await eventually(async () => logged('drain period over: closing the public port'), 60_000, 50))
-  t.ok(await eventually(() => refused(server.url), 30_000, 20), 'after the drain the public port is closed')
-  t.equal(await server.exit, 0, 'and the process exits 0')
-})
+    t.ok(await eventually(async () => logged('drain period over: closing the public port'), 60_000, 50))
+    t.ok(await eventually(() => refused(server.url), 30_000, 20), 'after the drain the public port is closed')
+    const afterClose = await get(`${server.url}/ping`, keptAlive)
+    t.equal(afterClose.status, 200, 'a request on a connection still open is served')
+    t.ok(afterClose.reusedSocket, 'on the kept connection')
+    t.equal(afterClose.connection, 'close', 'and told that the connection ends with it')
+    t.equal(await server.exit, 0, 'and the process exits 0')
+  },
+)
 
 t.test(
   'a keep-alive request in flight past the drain is answered with Connection: close, and the process exits 0',

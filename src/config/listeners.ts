@@ -23,7 +23,9 @@ export interface ListenerConfig {
 
 export function listeners(env: Env): ListenerConfig {
   const production = inProduction(env)
-  const shutdownTimeoutMs = integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 2000, 300_000)
+  // In production: the drain, then time for connections to end and jobs to finish (Kubernetes
+  // waits 30 s by default before it kills).
+  const shutdownTimeoutMs = integer(env, 'SHUTDOWN_TIMEOUT_MS', production ? 20_000 : 10_000, 2000, 300_000)
   // Long enough for a load balancer's health check to see readiness fail: a few of its intervals.
   const drainPeriodMs = integer(env, 'DRAIN_PERIOD_MS', production ? 5000 : 0, 0, 300_000)
   if (drainPeriodMs > shutdownTimeoutMs - 2 * CLOSE_MARGIN_MS)
@@ -51,3 +53,12 @@ const CLOSE_MARGIN_MS = 1000
 /** How long the jobs in hand, and then the queue, may take after the drain. */
 export const closeTimeoutMs = (config: Pick<ListenerConfig, 'drainPeriodMs' | 'shutdownTimeoutMs'>) =>
   config.shutdownTimeoutMs - config.drainPeriodMs - CLOSE_MARGIN_MS
+
+/**
+ * After the drain, how long connections left idle may stay open for their clients to close them
+ * (a proxy's keep-alive timeout for its upstreams must be shorter): half of what the close may
+ * take, at most 5 s. Without a drain (development), 1 s: time for a request already sent on a
+ * connection just accepted to be read.
+ */
+export const idleWaitMs = (config: Pick<ListenerConfig, 'drainPeriodMs' | 'shutdownTimeoutMs'>) =>
+  config.drainPeriodMs === 0 ? 1000 : Math.min(5000, Math.floor(closeTimeoutMs(config) / 2))

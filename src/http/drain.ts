@@ -1,8 +1,18 @@
-// Draining on shutdown. From start() on, readiness (getHealth) answers 503, so that load balancers
-// stop sending, while the public port goes on serving: every answer then carries
-// `Connection: close` (those of requests already in flight too), so that each keep-alive connection
-// ends after its next answer instead of being cut while a request may be on its way (a proxy that
-// does not retry would see a 502, and a POST caught that way is lost to its client).
+// Stopping without failing a request, in two phases.
+//
+// Draining (start(), at SIGTERM): readiness (getHealth) answers 503 at once, so that load
+// balancers that follow it stop sending; the public port serves as before, keep-alive included,
+// for DRAIN_PERIOD_MS. Keeping connections alive matters to a proxy that does not follow readiness
+// (nginx): it goes on reusing the connections it holds instead of opening new ones, so that few
+// or none are being opened when the port closes. (Closing a listening socket resets the
+// connections still in its accept queue, whose requests a proxy has sent already: it answers 502
+// and never resends a POST.)
+//
+// Closing (closeGently, after the drain): the port stops accepting, so a proxy's new connections
+// are refused, which it may safely retry elsewhere; every answer from then on carries
+// `Connection: close`, those of requests already in flight too, so each connection ends after its
+// next answer; connections left idle are given time to be closed by their client (a proxy closes
+// its idle connections after its own keep-alive timeout) before the rest are closed.
 import { Server } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
@@ -12,12 +22,15 @@ export interface Drain {
   start(): void
 }
 
+/** Answers end their connection: set once the public port closes. */
+const closingApps = new WeakSet<FastifyInstance>()
+
 export function registerDrain(app: FastifyInstance): Drain {
   let draining = false
-  // One comparison per answer until the drain; registered before lingering close, which closes
-  // answers with Connection: close politely when their body has not been read.
+  // One lookup per answer; registered before lingering close, which closes answers with
+  // Connection: close politely when their body has not been read.
   app.addHook('onSend', (_request, reply, _payload, done) => {
-    if (draining) reply.header('connection', 'close')
+    if (closingApps.has(app)) reply.header('connection', 'close')
     done()
   })
   return {
@@ -30,22 +43,18 @@ export function registerDrain(app: FastifyInstance): Drain {
   }
 }
 
-/** How long a connection accepted just before the port closed may take to deliver its request. */
-export const ACCEPTED_GRACE_MS = 1000
-
 /**
- * Closes the app: stops accepting at once, and closes the connections left idle only after
- * ACCEPTED_GRACE_MS, then as each goes idle. Node's own close closes every idle connection at
- * once, those it has just accepted included, whose request may be on its way: the client sees a
- * reset, and a proxy (nginx) does not resend a POST it has sent. After the grace the listener has
- * been closed long enough that a connection still idle carries no request.
+ * Closes the app: stops accepting at once; closes connections as they end their answers; leaves
+ * idle ones `idleWaitMs` to be closed by their clients, then closes the rest. (Node's own close
+ * would close every idle connection at once, those just accepted with a request on its way too.)
  */
-export async function closeGently(app: FastifyInstance, graceMs = ACCEPTED_GRACE_MS) {
+export async function closeGently(app: FastifyInstance, idleWaitMs: number) {
   const server = app.server
   const closeIdle = Server.prototype.closeIdleConnections.bind(server)
   server.closeIdleConnections = () => {}
+  closingApps.add(app)
   const closing = app.close()
-  await Promise.race([closing, sleep(graceMs)])
+  await Promise.race([closing, sleep(idleWaitMs)])
   closeIdle()
   const idleCloser = setInterval(closeIdle, 100)
   try {
