@@ -37,6 +37,8 @@ try {
     MAIL_TO_FILES: 'true',
     DATA_DIR: '.scratch/measure-memory',
     PUBLIC_URL: 'http://127.0.0.1',
+    EMAIL_VERIFICATION_URL: 'https://blog.example.org/verify?token={token}',
+    PASSWORD_RESET_URL: 'https://blog.example.org/reset?token={token}',
     ...BENCH_ADMIN,
     ...extra,
   })

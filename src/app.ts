@@ -14,7 +14,7 @@ import { registerCors, registerSecurityHeaders } from './http/headers/browser-po
 import { handleClientError, trackAnswers } from './http/errors/client-error.ts'
 import { registerDocs, DOCS_ROUTES } from './http/docs.ts'
 import { registerDrain, type Drain } from './http/drain.ts'
-import { registerListenerRules } from './http/internal-listener.ts'
+import { registerListenerRules, servedOnItsPort } from './http/internal-listener.ts'
 import { handleError, installErrorHandler } from './http/errors/error-handler.ts'
 import { registerJsonBodies } from './http/body/json-body.ts'
 import { makeLoginLimits, type LoginLimits } from './http/limits/login-limits.ts'
@@ -150,6 +150,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     })
     app.addHook('onClose', built.close)
     services = built.services
+    if (config.databaseUrl !== null && !config.production)
+      // A fleet's instance, started without the checks and defaults of production.
+      app.log.warn(
+        'NODE_ENV is not production: the production checks are off (DATABASE_URL, SMTP_URL, PUBLIC_URL and the ' +
+          'mailed links are not required), the probes and /metrics are served on the public port, and SIGTERM does ' +
+          'not drain; set NODE_ENV=production on every instance that serves users',
+      )
     if (config.databaseUrl !== null && !config.publicUrlGiven)
       // Each instance of a fleet would then link to itself: feed ids, ETags and links would differ.
       app.log.warn(
@@ -178,7 +185,7 @@ async function registerHttp(app: FastifyInstance, spec: OpenApiDocument, service
   app.setValidatorCompiler(makeValidatorCompiler())
   registerJsonBodies(app)
   installErrorHandler(app)
-  installNotFoundHandler(app, DOCS_ROUTES)
+  installNotFoundHandler(app, DOCS_ROUTES, servedOnItsPort(config))
   const version = spec.info.version
   // Hooks that never wait are written with `done`: an async hook costs a promise and a turn.
   app.addHook('onRequest', (request, reply, done) => {

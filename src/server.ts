@@ -38,7 +38,8 @@ try {
   process.exit(1)
 }
 app.log.info(
-  `${config.databaseUrl === null ? `embedded database in ${config.dataDir ?? 'memory'}` : 'PostgreSQL'}; docs at /docs`,
+  `${config.databaseUrl === null ? `embedded database in ${config.dataDir ?? 'memory'}` : 'PostgreSQL'}; docs at /docs` +
+    (config.publicDocs ? '' : ' of the internal listener only'),
 )
 
 let stopping = false

@@ -63,7 +63,9 @@ t.test('each bad value names its variable', async (t) => {
     [{ CORS_ORIGINS: 'ftp://files.example.com' }, /CORS_ORIGINS must be/],
     [{ TRUST_PROXY: 'everyone' }, /TRUST_PROXY must be a comma-separated list of proxy addresses/],
     [{ TRUST_PROXY: '10.0.0.0/8, 300.1.1.1' }, /TRUST_PROXY must be .* \(got "300.1.1.1"\)$/],
+    [{ PORT: '8080', INTERNAL_PORT: '8080' }, /^Invalid configuration: INTERNAL_PORT must differ from PORT/],
     [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY must be .* \(got "10.0.0.0\/33"\)$/],
+    [{ TRUST_PROXY: '0.0.0.0/0' }, /TRUST_PROXY must be .* \(got "0.0.0.0\/0"\)$/],
     [{ TRUST_PROXY: 'fd00::/129' }, /TRUST_PROXY must be .* \(got "fd00::\/129"\)$/],
     [
       { IMAGE_FORMATS: 'png,tiff' },
@@ -280,6 +282,8 @@ t.test('production refuses the defaults that misbehave quietly in a fleet, each 
     DATA_DIR: 'memory:',
     JWT_SECRET: 'p'.repeat(40),
     PUBLIC_URL: 'https://blog.example.org',
+    EMAIL_VERIFICATION_URL: 'https://blog.example.org/verify?token={token}',
+    PASSWORD_RESET_URL: 'https://blog.example.org/reset?token={token}',
   }
   const database = { DATABASE_URL: 'postgres://root@127.0.0.1:5432/blog' }
   const smtp = { SMTP_URL: 'smtp://mail.example.org:587' }
@@ -291,6 +295,13 @@ t.test('production refuses the defaults that misbehave quietly in a fleet, each 
     () => loadConfig({ ...production, ...database }),
     /^Invalid configuration: SMTP_URL is required in production .*MAIL_TO_FILES=true/,
   )
+  for (const name of ['EMAIL_VERIFICATION_URL', 'PASSWORD_RESET_URL'])
+    t.throws(
+      () => loadConfig({ ...production, ...database, ...smtp, [name]: '' }),
+      new RegExp(
+        `^Invalid configuration: ${name} is required in production .*\\{token\\}.*cannot be opened from a mail$`,
+      ),
+    )
   t.throws(
     () => loadConfig({ ...production, ...database, ...smtp, PUBLIC_URL: '' }),
     /^Invalid configuration: PUBLIC_URL is required in production .*path prefix included/,

@@ -127,10 +127,11 @@ export function trustProxy(env: Env): false | string[] {
   const bad = list.find((entry) => {
     const [address, prefix] = entry.split('/') as [string, string | undefined]
     const family = isIP(address)
-    // A prefix longer than the address (10.0.0.0/99) would be refused by Fastify with a TypeError.
-    return (
-      !PROXY_ADDRESS.test(entry) || family === 0 || (prefix !== undefined && Number(prefix) > (family === 4 ? 32 : 128))
-    )
+    // A prefix longer than the address (10.0.0.0/99) would be refused by Fastify with a TypeError;
+    // /0 trusts every address, so any client could name itself, which TRUST_PROXY guards against.
+    const width = Number(prefix)
+    const badPrefix = prefix !== undefined && (width > (family === 4 ? 32 : 128) || width === 0)
+    return !PROXY_ADDRESS.test(entry) || family === 0 || badPrefix
   })
   if (bad !== undefined)
     throw new ConfigError('TRUST_PROXY', 'must be a comma-separated list of proxy addresses or CIDR ranges', bad)

@@ -6,6 +6,8 @@ import { inProduction } from './production.ts'
 import { ConfigError, flag, integer, text, type Env } from './variables.ts'
 
 export interface ListenerConfig {
+  /** NODE_ENV=production: the defaults meant for a developer's machine are refused (production.ts). */
+  production: boolean
   host: string
   port: number
   /** The internal listener: getHealth (readiness), getLiveness, getMetrics, and the docs. */
@@ -35,11 +37,20 @@ export function listeners(env: Env): ListenerConfig {
         'the requests and jobs in hand after it, and the close',
       String(drainPeriodMs),
     )
+  const port = integer(env, 'PORT', 3000, 0, 65535)
+  const internalPort = integer(env, 'INTERNAL_PORT', 9464, 0, 65535)
+  if (port !== 0 && internalPort === port)
+    throw new ConfigError(
+      'INTERNAL_PORT',
+      'must differ from PORT: the internal listener has a port of its own',
+      String(port),
+    )
   return {
+    production,
     host: text(env, 'HOST', '127.0.0.1', 255)!,
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    port,
     internalHost: text(env, 'INTERNAL_HOST', '127.0.0.1', 255)!,
-    internalPort: integer(env, 'INTERNAL_PORT', 9464, 0, 65535),
+    internalPort,
     internalOnPublicPort: flag(env, 'INTERNAL_ON_PUBLIC_PORT', !production),
     publicDocs: flag(env, 'PUBLIC_DOCS', true),
     drainPeriodMs,

@@ -21,26 +21,29 @@ type Marked = IncomingMessage & { [ARRIVED_INTERNALLY]?: true }
 
 const isDocs = (route: string) => route === '/openapi.json' || route === '/docs' || route.startsWith('/docs/')
 
+/** Whether the port a request came in on serves `route` (a route's or the spec's path). */
+export function servedOnItsPort(config: Pick<ListenerConfig, 'internalOnPublicPort' | 'publicDocs'>) {
+  const servedOnPublicPort = (route: string) =>
+    INTERNAL_PATHS.has(route) ? config.internalOnPublicPort : !isDocs(route) || config.publicDocs
+  const servedInternally = (route: string) => INTERNAL_PATHS.has(route) || isDocs(route)
+  return (request: FastifyRequest, route: string) =>
+    (request.raw as Marked)[ARRIVED_INTERNALLY] === true ? servedInternally(route) : servedOnPublicPort(route)
+}
+
 /** Answers 404 to what the port a request came in on does not serve, as for an unknown path. */
 export function registerListenerRules(
   app: FastifyInstance,
   config: Pick<ListenerConfig, 'internalOnPublicPort' | 'publicDocs'>,
 ) {
-  const servedOnPublicPort = (route: string) =>
-    INTERNAL_PATHS.has(route) ? config.internalOnPublicPort : !isDocs(route) || config.publicDocs
-  const servedInternally = (route: string) => INTERNAL_PATHS.has(route) || isDocs(route)
+  const served = servedOnItsPort(config)
   const refuse = (request: FastifyRequest) => {
     const path = request.url.split('?', 1)[0]!
     return new ApiError(404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${shorten(path, 100)}.`)
   }
   app.addHook('onRequest', (request, reply, done) => {
-    // An unknown path has no route: the not-found handler answers it, on either port.
+    // An unknown path has no route: the not-found handler answers it, on either port, alike.
     const route = request.routeOptions.url
-    if (route !== undefined) {
-      const internal = (request.raw as Marked)[ARRIVED_INTERNALLY] === true
-      if (!(internal ? servedInternally(route) : servedOnPublicPort(route)))
-        return sendError(request, reply, refuse(request))
-    }
+    if (route !== undefined && !served(request, route)) return sendError(request, reply, refuse(request))
     done()
   })
 }
@@ -59,11 +62,17 @@ export async function listenInternally(
   // A malformed request gets no answer here: only the operator's own systems call this port.
   server.on('clientError', (_error, socket) => socket.destroy())
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(config.internalPort, config.internalHost, () => {
-      server.off('error', reject)
-      resolve()
-    })
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(
+              `INTERNAL_PORT ${config.internalPort} on ${config.internalHost} is in use: ` +
+                'give each instance on a host an INTERNAL_PORT of its own',
+            )
+          : error,
+      ),
+    )
+    server.listen(config.internalPort, config.internalHost, () => resolve())
   })
   const { address, port } = server.address() as AddressInfo
   const shown = address.includes(':') ? `[${address}]` : address

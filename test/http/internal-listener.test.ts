@@ -12,7 +12,10 @@ async function listening(t: Test, env: Record<string, string>) {
   await app.listen({ host: '127.0.0.1', port: 0 })
   const internal = await listenInternally(app, { ...app.services.config, internalPort: 0 })
   t.teardown(() => closeInternally(internal))
-  const at = (port: number) => (path: string) => fetch(`http://127.0.0.1:${port}${path}`)
+  const at =
+    (port: number) =>
+    (path: string, method = 'GET') =>
+      fetch(`http://127.0.0.1:${port}${path}`, { method })
   return {
     publicPort: at((app.server.address() as AddressInfo).port),
     internalPort: at((internal.address() as AddressInfo).port),
@@ -22,7 +25,7 @@ async function listening(t: Test, env: Record<string, string>) {
 const PROBES = ['/health', '/health/live', '/metrics']
 const DOCS = ['/docs', '/openapi.json']
 
-async function status(get: (path: string) => Promise<Response>, path: string) {
+async function status(get: (path: string, method?: string) => Promise<Response>, path: string) {
   const response = await get(path)
   const text = await response.text()
   return response.status === 404 ? `404 ${JSON.parse(text).error.code}` : String(response.status)
@@ -41,6 +44,19 @@ t.test('INTERNAL_ON_PUBLIC_PORT=false: probes and metrics only on the internal l
   t.equal(await status(publicPort, '/ping'), '200', 'the public ping stays')
   for (const path of ['/ping', '/posts', '/categories'])
     t.equal(await status(internalPort, path), '404 ROUTE_NOT_FOUND', `internal ${path}: the API is not served there`)
+  // Nothing tells an internal path from an unknown one on the public port: no 405 with an Allow.
+  const probes: [string, string][] = [
+    ['GET', '/health/'],
+    ['GET', '/metrics/'],
+    ['POST', '/metrics'],
+    ['POST', '/health/live'],
+    ['DELETE', '/health'],
+  ]
+  for (const [method, path] of probes) {
+    const response = await publicPort(path, method)
+    t.equal(response.status, 404, `public ${method} ${path}: as an unknown path`)
+    t.equal(response.headers.get('allow'), null)
+  }
   const live = await (await internalPort('/health/live')).json()
   t.match(live, { data: { status: 'ok' }, error: null }, 'liveness answers in the envelope')
 })
@@ -52,6 +68,8 @@ t.test('PUBLIC_DOCS=false: the docs only on the internal listener', async (t) =>
     t.equal(await status(internalPort, path), '200', `internal ${path}`)
   }
   t.equal(await status(publicPort, '/docs/static/index.html'), '404 ROUTE_NOT_FOUND', "public: the page's files too")
+  const other = await publicPort('/docs', 'DELETE')
+  t.equal(other.status, 404, 'public DELETE /docs: as an unknown path, not 405')
 })
 
 t.test('outside production the public port serves the probes too (the default)', async (t) => {
@@ -65,6 +83,8 @@ t.test('the defaults: loopback, probes off the public port in production, a drai
     DATABASE_URL: 'postgres://db/blog',
     SMTP_URL: 'smtp://mail',
     PUBLIC_URL: 'https://blog.example.org',
+    EMAIL_VERIFICATION_URL: 'https://blog.example.org/verify?token={token}',
+    PASSWORD_RESET_URL: 'https://blog.example.org/reset?token={token}',
   }
   const inProduction = loadConfig({ ...production, JWT_SECRET: 'x'.repeat(40) })
   t.match(inProduction, {
@@ -80,4 +100,14 @@ t.test('the defaults: loopback, probes off the public port in production, a drai
     /^Invalid configuration: DRAIN_PERIOD_MS must be at most SHUTDOWN_TIMEOUT_MS \(10000\) less 2 s/,
     'a drain that leaves no time for the close is refused',
   )
+})
+
+t.test('an INTERNAL_PORT in use stops start-up naming the setting', async (t) => {
+  const app = await build(t)
+  const first = await listenInternally(app, { ...app.services.config, internalPort: 0 })
+  t.teardown(() => closeInternally(first))
+  const taken = (first.address() as AddressInfo).port
+  await t.rejects(listenInternally(app, { ...app.services.config, internalPort: taken }), {
+    message: `INTERNAL_PORT ${taken} on 127.0.0.1 is in use: give each instance on a host an INTERNAL_PORT of its own`,
+  })
 })

@@ -7,7 +7,7 @@ import t from 'tap'
 import { handlers } from '../../src/handlers/index.ts'
 import { registerOperations } from '../../src/http/routes.ts'
 import { loadSpec, type OperationSpec } from '../../src/spec.ts'
-import { build } from '../helpers/build.ts'
+import { build, usingPostgres } from '../helpers/build.ts'
 
 interface LogLine {
   level: number
@@ -18,13 +18,30 @@ const WARN = 40
 
 t.test('the app, configured, starts without a warning', async (t) => {
   const lines: LogLine[] = []
-  // PUBLIC_URL: on PostgreSQL (a fleet) its absence is a warning of its own, and a true one.
-  const env = { LOG_LEVEL: 'warn', PUBLIC_URL: 'https://blog.example.org' }
+  // As production wants it: on PostgreSQL (a fleet) an instance outside production, or without
+  // PUBLIC_URL, is a warning of its own, and a true one.
+  const env = {
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    EMBEDDED_DATABASE_IN_PRODUCTION: 'true',
+    SMTP_URL: 'smtp://127.0.0.1:2525',
+    PUBLIC_URL: 'https://blog.example.org',
+    EMAIL_VERIFICATION_URL: 'https://blog.example.org/verify?token={token}',
+    PASSWORD_RESET_URL: 'https://blog.example.org/reset?token={token}',
+  }
   await build(t, env, { logDestination: { write: (line) => void lines.push(JSON.parse(line)) } })
   t.same(
     lines.filter((line) => line.level >= WARN).map((line) => line.msg),
     [],
   )
+})
+
+t.test('on PostgreSQL, an instance outside production says the production checks are off', async (t) => {
+  const lines: LogLine[] = []
+  const env = { LOG_LEVEL: 'warn', PUBLIC_URL: 'https://blog.example.org' }
+  await build(t, env, { logDestination: { write: (line) => void lines.push(JSON.parse(line)) } })
+  const warned = lines.some((line) => line.level === WARN && /^NODE_ENV is not production/.test(line.msg))
+  t.equal(warned, usingPostgres, usingPostgres ? 'warned' : "not on the embedded database, a developer's own")
 })
 
 t.test('a request body of a type no parser reads is still reported', async (t) => {

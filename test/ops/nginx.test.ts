@@ -37,6 +37,8 @@ async function setUp(t: Test) {
     SMTP_URL: smtp.url,
     JWT_SECRET: 'nginx-test-secret-nginx-test-secret-0123',
     PUBLIC_URL: nginx.url,
+    EMAIL_VERIFICATION_URL: 'https://blog.example.org/verify?token={token}',
+    PASSWORD_RESET_URL: 'https://blog.example.org/reset?token={token}',
     TRUST_PROXY: '127.0.0.1',
     UPLOAD_LIMIT_BYTES: String(UPLOAD_LIMIT_BYTES),
     LOGIN_LIMIT_PER_ADDRESS: String(LOGIN_LIMIT_PER_ADDRESS),

@@ -8,8 +8,12 @@ import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../config.ts'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../errors/api-error.ts'
 
-/** Routes still answered under pressure: the metrics that show the lag to the operator. */
-const EXEMPT = new Set(['/metrics'])
+/**
+ * Routes still answered under pressure: the metrics that show the lag to the operator, and the
+ * liveness probe, whose failure makes an orchestrator restart a busy instance (readiness, which
+ * takes it out of rotation instead, is refused like the rest).
+ */
+const EXEMPT = new Set(['/metrics', '/health/live'])
 
 /** How often the mean lag is sampled. */
 const SAMPLE_INTERVAL_MS = 1000

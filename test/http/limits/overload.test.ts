@@ -65,6 +65,8 @@ t.test('a lagging event loop gets 503 SERVICE_UNAVAILABLE with Retry-After, then
     t.equal(ping.headers['retry-after'], '5')
     const metrics = await app.inject({ method: 'GET', url: '/metrics' })
     t.equal(metrics.statusCode, 200, '/metrics still answers, so the lag can be seen')
+    const liveness = await app.inject({ method: 'GET', url: '/health/live' })
+    t.equal(liveness.statusCode, 200, 'so does the liveness probe: a busy instance is not one to restart')
     return true
   })
   t.ok(overloaded, `the lag was detected and answered 503 (within ${BURSTS} bursts)`)
