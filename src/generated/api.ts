@@ -1709,6 +1709,8 @@ export interface components {
         Liveness: {
             /** @constant */
             status: "ok";
+            /** @description How long the process has run, in whole seconds. */
+            uptimeSeconds: number;
         };
         LivenessEnvelope: {
             data: components["schemas"]["Liveness"];

@@ -41,7 +41,8 @@ async function timed(check: () => Promise<void>, timeoutMs: number): Promise<num
 }
 
 /** Liveness: the process serves HTTP, draining or not. */
-export const getLiveness: OperationHandler<'getLiveness'> = (request) => success(request, { status: 'ok' as const })
+export const getLiveness: OperationHandler<'getLiveness'> = (request) =>
+  success(request, { status: 'ok' as const, uptimeSeconds: Math.floor(process.uptime()) })
 
 /** Not an error to log: each probe during the drain gets it. */
 const draining = () =>

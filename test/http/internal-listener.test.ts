@@ -58,7 +58,7 @@ t.test('INTERNAL_ON_PUBLIC_PORT=false: probes and metrics only on the internal l
     t.equal(response.headers.get('allow'), null)
   }
   const live = await (await internalPort('/health/live')).json()
-  t.match(live, { data: { status: 'ok' }, error: null }, 'liveness answers in the envelope')
+  t.match(live, { data: { status: 'ok', uptimeSeconds: Number }, error: null }, 'liveness answers in the envelope')
 })
 
 t.test('PUBLIC_DOCS=false: the docs only on the internal listener', async (t) => {
