@@ -6,7 +6,7 @@ import type { AccountStore, EmailChange, UserRecord } from '../account-store.ts'
 import type { AuthServiceOptions } from '../auth-service.ts'
 import { normaliseEmail } from '../email.ts'
 import { passwordTooLong, type PasswordCheckLimit } from '../passwords/passwords.ts'
-import type { Principal } from '../principal.ts'
+import type { Principal, SessionPrincipal } from '../principal.ts'
 import { currentPasswordIncorrect, emailTaken, passwordTooLongError, sessionRevoked } from '../refusals.ts'
 import { toUser, type User } from './user-view.ts'
 
@@ -93,7 +93,7 @@ export function makeProfile({ store, passwords, onEmailChanged, onRenamed }: Pro
      * limits (throwing past one) once the password checked, before anything is written.
      */
     async updateCurrentUser(
-      principal: Principal,
+      principal: SessionPrincipal,
       input: ProfileChange,
       limit: PasswordCheckLimit,
       beforeEmailChange: (change: EmailChange) => Promise<void>,
