@@ -1,5 +1,5 @@
 // What bounds API tokens: at most API_TOKENS_MAX_PER_USER live ones per user (an expired one does
-// not count), an expiry at most API_TOKEN_MAX_DAYS ahead for users (and that far when not asked),
+// not count, and requests at once cannot exceed it), an expiry at most API_TOKEN_MAX_DAYS ahead for users (and that far when not asked),
 // names and scopes checked, an expired token refused with a code of its own, and expired tokens
 // deleted by the hourly clean-up a day after they expired.
 import t from 'tap'
@@ -31,6 +31,19 @@ t.test('at most 20 live tokens per user; an expired one makes room', async (t) =
   await expire(app, made[0]!.id, 1000)
   t.equal((await create(app, owner, { scopes: ['content:read'] })).statusCode, 201, 'an expired token does not count')
   t.equal((await create(app, owner, { scopes: ['content:read'] })).statusCode, 409, 'full again')
+})
+
+t.test('requests at once cannot all take the last place', async (t) => {
+  const app = await build(t, { API_TOKENS_MAX_PER_USER: '3' })
+  const owner = await registerUser(app)
+  for (let index = 0; index < 2; index++) await createApiToken(app, owner)
+  const answers = await Promise.all(Array.from({ length: 6 }, () => create(app, owner, { scopes: ['content:read'] })))
+  t.same(
+    answers.map((answer) => answer.statusCode).sort(),
+    [201, 409, 409, 409, 409, 409],
+    "one takes it, under the owner's row lock; the others find the user full",
+  )
+  t.equal(await app.services.database.prisma.apiToken.count({ where: { userId: owner.id } }), 3)
 })
 
 t.test("a user's expiry is capped at API_TOKEN_MAX_DAYS; an admin's is not", async (t) => {
