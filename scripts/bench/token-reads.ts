@@ -22,6 +22,8 @@ export interface TokenReads {
   ratio: number
   /** Paths whose answers differed between the two credentials. */
   differences: string[]
+  /** The four runs, in the order they ran. */
+  runs: Figure[]
 }
 
 interface Options {
@@ -105,7 +107,8 @@ export async function measureTokenReads(
   const jwt = bothRuns('getPost cached, with a JWT', [jwtFirst, jwtSecond])
   const token = bothRuns('getPost cached, with an API token', [tokenFirst, tokenSecond])
   const ratio = Math.round((token.requestsPerSecond / jwt.requestsPerSecond) * 100) / 100
-  return { jwt, token: { ...token, ratio, ratioTo: jwt.name }, ratio, differences }
+  const runs = [jwtFirst, tokenFirst, tokenSecond, jwtSecond]
+  return { jwt, token: { ...token, ratio, ratioTo: jwt.name }, ratio, differences, runs }
 }
 
 /** Whether the figure meets its target: every answer 2xx, the same on both sides, and the ratio. */
@@ -132,6 +135,7 @@ export async function benchTokensOnly(options: Options & { posts: number; env: R
     console.log(
       `bench tokens: ${database.kind} database, ${options.duration} s per run, ${options.connections} connections`,
     )
+    for (const figure of reads.runs) console.log(`  ${formatFigure(figure)}`)
     for (const figure of [reads.jwt, reads.token]) console.log(formatFigure(figure))
     for (const difference of reads.differences) console.log(`  answers differ: ${difference}`)
     console.log(`  ${tokenReadsMet(reads) ? 'met ' : 'MISS'}  ${TOKEN_READS_TARGET}`)
