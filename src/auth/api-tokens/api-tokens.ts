@@ -11,7 +11,7 @@ import { ApiError, invalid, notFound, refuseBlank } from '../../errors/api-error
 import { INVALID_TOKEN_CHALLENGE } from '../../errors/challenges.ts'
 import type { Wire } from '../../wire.ts'
 import type { ApiTokenPrincipal, ApiTokenScope, SessionPrincipal } from '../principal.ts'
-import { sessionRevoked } from '../refusals.ts'
+import { apiTokenInvalid, sessionRevoked } from '../refusals.ts'
 import { LAST_USED_STEP_SECONDS } from '../sessions/sessions.ts'
 import { displayPrefix, isWellFormedApiToken, makeApiTokenHasher, newApiToken } from './api-token-format.ts'
 import { makeApiTokenRate } from './api-token-rate.ts'
@@ -36,14 +36,6 @@ export interface ApiTokensOptions {
   >
 }
 
-const apiTokenInvalid = () =>
-  new ApiError(
-    401,
-    'API_TOKEN_INVALID',
-    'The API token is not valid (mistyped, unknown or revoked).',
-    [],
-    INVALID_TOKEN_CHALLENGE,
-  )
 const apiTokenExpired = () =>
   new ApiError(401, 'API_TOKEN_EXPIRED', 'The API token has expired; make another.', [], INVALID_TOKEN_CHALLENGE)
 const apiTokenNotFound = () => notFound('API_TOKEN_NOT_FOUND', 'API token')
