@@ -15,6 +15,8 @@
 //   verdict, the comparisons made before equal work, the pg peer on /posts?limit=20 alone among them;
 // - the server's RSS and heap idle after start-up, at peak under the read load, and after it;
 // - getPostBySlug, cached and with the cache off, against getPost's figures;
+// - cached getPost signed in with an API token against the same with a JWT (scripts/bench/token-reads.ts;
+//   alone: `npm run bench -- tokens`);
 // - login, and getPost and /ping while logins run; then /ping under abuse (hostile uploads and
 //   pathological bodies, scripts/bench/abuse.ts) with the server's memory before, during and after;
 // - an innocent user's createPost while three accounts flood the renderer with 100 000-character
@@ -49,6 +51,14 @@ import { cachedFigures, readPaths, startBytesPeer, uncachedFigures } from './ben
 import { BENCH_ADMIN, seed } from './bench/seed.ts'
 import { startServer, type RunningServer } from './bench/server.ts'
 import { openSqlCounter, type SqlCounter } from './bench/sql-count.ts'
+import {
+  benchTokensOnly,
+  credentialsOf,
+  measureTokenReads,
+  TOKEN_BENCH_ENV,
+  TOKEN_READS_TARGET,
+  tokenReadsMet,
+} from './bench/token-reads.ts'
 import { measureWebhooks } from './bench/webhooks.ts'
 
 const DURATION = Number(process.env.BENCH_DURATION_SECONDS ?? 10)
@@ -77,6 +87,17 @@ const untilIdle = () => new Promise((resolve) => setTimeout(resolve, 35_000))
 const measure = (name: string, options: autocannon.Options) =>
   measureWith(name, { connections: CONNECTIONS, duration: DURATION, ...options })
 
+if (process.argv[2] === 'tokens') {
+  const reads = await benchTokensOnly({
+    duration: DURATION,
+    warmSeconds: WARM_SECONDS,
+    connections: CONNECTIONS,
+    posts: POSTS,
+    env: { BCRYPT_COST: '12' },
+  })
+  process.exit(tokenReadsMet(reads) ? 0 : 1)
+}
+
 const database = await scratchDatabase(process.env.DATABASE_URL)
 const kind = database.kind
 // Production costs (bcrypt 12), limits out of the way: the benchmark logs in thousands of times.
@@ -89,6 +110,7 @@ const env = {
   LOGIN_LIMIT_PER_ADDRESS: '1000000',
   REGISTER_LIMIT_PER_ADDRESS: '1000000',
   DATABASE_POOL_MAX: String(POOL_MAX),
+  ...TOKEN_BENCH_ENV,
 }
 
 const figures: Figure[] = []
@@ -138,6 +160,14 @@ try {
   fairness.push(...cachedWork.fairness)
   const ping = cached.ping
   const peakUnderReads = readLoad.stop()
+  // An API token's check against a JWT's, on the same cached posts (issue point 5).
+  const tokenReads = await measureTokenReads(server.url, paths.posts, await credentialsOf(server.url, data), {
+    duration: DURATION,
+    warmSeconds: WARM_SECONDS,
+    connections: CONNECTIONS,
+  })
+  report(tokenReads.jwt)
+  report(tokenReads.token)
   await settle()
   const afterReads = await readMemory(server.child.pid!, server.url)
 
@@ -329,6 +359,7 @@ try {
       cached.bySlug.ours.ratio! >= 0.9,
       [cached.bySlug, cached.post],
     ),
+    [TOKEN_READS_TARGET]: checked([tokenReads.jwt, tokenReads.token], tokenReadsMet(tokenReads)),
     // Issue 17's list targets, on the equal-work figures: pages built from the database on both sides.
     'listPosts first page, cache off >= 0.6 x bare node:http + pg, p99 < 2 x its': againstPeer(
       uncached.lists.first,
@@ -408,6 +439,7 @@ try {
         renderFloods,
         listAbuse,
         webhooks,
+        tokenReads,
         fairness,
         targets,
       },

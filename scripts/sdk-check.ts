@@ -4,8 +4,9 @@
 // journey (scripts/sdk-check/journeys/) with the generated code under `strict`, then run the
 // journey against the service started here (embedded database in memory, a free port): register,
 // create posts, upload a thumbnail from a Blob, download an image as a Blob, list with a cursor,
-// branch on an error's `code` (openapi-zod-client's journey: no Blobs, but listPosts by category,
-// whose schema it once could not compile). Exits 1 when any generator fails any of these.
+// branch on an error's `code`, then (hey-api's and orval's) make an API token and write and read
+// with it in place of the session (openapi-zod-client's journey: no Blobs, but listPosts by
+// category, whose schema it once could not compile). Exits 1 when any generator fails any of these.
 // `npm run sdk:check -- <file>` (a path from the project's root) checks another document instead,
 // a copy being edited; its clients still run against the service, which serves openapi/openapi.yaml.
 import { spawnSync } from 'node:child_process'

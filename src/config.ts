@@ -65,6 +65,13 @@ export interface Config extends ListenerConfig {
   /** listSessions and revokeSession requests allowed per account, and per client address, in a minute. */
   sessionsLimitPerAccount: number
   sessionsLimitPerAddress: number
+  /** Live API tokens one user may hold; one more is 409 API_TOKEN_LIMIT_REACHED. */
+  apiTokensMaxPerUser: number
+  /** How far ahead a user's (not an admin's) API token may expire, in days; its expiry when none is given. */
+  apiTokenMaxDays: number
+  /** Requests one API token may make per window (seconds), counted by each instance. */
+  apiTokenRateLimit: number
+  apiTokenRateWindowSeconds: number
   /** How long the token of an email verification link, and of a password reset link, works. */
   emailVerificationTtlSeconds: number
   passwordResetTtlSeconds: number
@@ -173,6 +180,10 @@ export function loadConfig(env: Env = process.env): Config {
     registerLimitPerAddress: integer(env, 'REGISTER_LIMIT_PER_ADDRESS', 20, 1, 1_000_000),
     sessionsLimitPerAccount: integer(env, 'SESSIONS_LIMIT_PER_ACCOUNT', 60, 1, 100_000),
     sessionsLimitPerAddress: integer(env, 'SESSIONS_LIMIT_PER_ADDRESS', 300, 1, 1_000_000),
+    apiTokensMaxPerUser: integer(env, 'API_TOKENS_MAX_PER_USER', 20, 1, 1000),
+    apiTokenMaxDays: integer(env, 'API_TOKEN_MAX_DAYS', 365, 1, 3650),
+    apiTokenRateLimit: integer(env, 'API_TOKEN_RATE_LIMIT', 600, 1, 1_000_000),
+    apiTokenRateWindowSeconds: integer(env, 'API_TOKEN_RATE_WINDOW_SECONDS', 60, 1, 86_400),
     emailVerificationTtlSeconds: integer(env, 'EMAIL_VERIFICATION_TTL_SECONDS', 86_400, 60, 30 * 86_400),
     passwordResetTtlSeconds: integer(env, 'PASSWORD_RESET_TTL_SECONDS', 1800, 60, 86_400),
     emailVerificationUrl: linkTemplate(env, 'EMAIL_VERIFICATION_URL', base, '/email-verification/confirm'),

@@ -7,6 +7,8 @@ import { makeAccountDeletionStore } from './auth/accounts/account-deletion-store
 import type { AccountEmail } from './auth/account-email/account-email.ts'
 import { makeAccountStore } from './auth/account-store.ts'
 import { makeAccountTokenStore } from './auth/account-email/account-token-store.ts'
+import type { ApiTokens } from './auth/api-tokens/api-tokens.ts'
+import { makeApiTokenStore } from './auth/api-tokens/api-token-store.ts'
 import type { AccountCleanup } from './auth/account-cleanup.ts'
 import { ADMIN_GRANT_MESSAGES, type AuthService } from './auth/auth-service.ts'
 import type { PasswordHasher } from './auth/passwords/passwords.ts'
@@ -55,6 +57,8 @@ export interface Services {
   auth: AuthService
   /** Email verification and password reset. */
   accountEmail: AccountEmail
+  /** Integrations' API tokens: made, listed, revoked, and checked on each request that carries one. */
+  apiTokens: ApiTokens
   /** The cap of mails to each address, every kind of mail counted (the mail workers check it). */
   recipientCap: RecipientCap
   posts: PostService
@@ -108,6 +112,7 @@ function makeStores({ prisma }: Database, config: Config) {
     accounts: makeAccountStore(prisma),
     deletions: makeAccountDeletionStore(prisma, { databaseTimeoutMs: config.databaseTimeoutMs }),
     accountTokens: makeAccountTokenStore(prisma),
+    apiTokens: makeApiTokenStore(prisma),
     counters: makeRateLimitStore(prisma),
     posts: makePostStore(prisma, { databaseTimeoutMs: config.databaseTimeoutMs, publicPath: config.publicPath }),
     postSlugs: makePostSlugStore(prisma),
@@ -170,6 +175,7 @@ export function makeServices({
     version,
     auth: accounts.auth,
     accountEmail: accounts.accountEmail,
+    apiTokens: accounts.apiTokens,
     recipientCap: accounts.recipientCap,
     posts: content.posts,
     slugCache: caches.slugCache,

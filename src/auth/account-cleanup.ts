@@ -5,10 +5,12 @@
 // detection), however long the legitimate client was away. Once a session has ended, any of its
 // tokens is refused whether its rows exist or not. The day of grace keeps a session that a
 // request is still rotating (read as live, then a new token added) from vanishing under it. And
-// email verification and password reset tokens that expired more than a day ago.
+// email verification and password reset tokens that expired more than a day ago, and API tokens
+// that did (listApiTokens shows an expired token that day, so its owner sees why it stopped).
 import { inBatches, type BatchLimits } from '../db/in-batches.ts'
 import type { AccountStore } from './account-store.ts'
 import type { AccountTokenStore } from './account-email/account-token-store.ts'
+import type { ApiTokenStore } from './api-tokens/api-token-store.ts'
 import type { RateLimitStore } from './rate-limit-store.ts'
 
 const ENDED_SESSION_GRACE_SECONDS = 86_400
@@ -21,6 +23,8 @@ export interface CleanupResult {
   sessions: number
   /** Email verification and password reset tokens. */
   accountTokens: number
+  /** API tokens expired more than a day ago. */
+  apiTokens: number
   /** A kind of row used up its batches: more may be left for another run. */
   more: boolean
 }
@@ -29,12 +33,14 @@ export interface AccountCleanupStores {
   accounts: Pick<AccountStore, 'deleteTokensOfEndedSessions' | 'deleteEndedSessions'>
   counters: Pick<RateLimitStore, 'deleteExpired'>
   accountTokens: Pick<AccountTokenStore, 'deleteExpired'>
+  apiTokens: Pick<ApiTokenStore, 'deleteExpired'>
 }
 
 export function makeAccountCleanup({
   accounts,
   counters: counterStore,
   accountTokens: tokenStore,
+  apiTokens: apiTokenStore,
 }: AccountCleanupStores) {
   return async function cleanUp(limits: CleanupLimits): Promise<CleanupResult> {
     const { batchSize } = limits
@@ -50,12 +56,14 @@ export function makeAccountCleanup({
     // An expired link is refused whether its row exists or not; the day of grace only keeps the
     // rows a while for whoever looks into a complaint about a link.
     const accountTokens = await inBatches(limits, () => tokenStore.deleteExpired(batchSize, grace))
+    const apiTokens = await inBatches(limits, () => apiTokenStore.deleteExpired(batchSize, grace))
     return {
       counters: counters.deleted,
       refreshTokens: refreshTokens.deleted,
       sessions: sessions.deleted,
       accountTokens: accountTokens.deleted,
-      more: counters.more || refreshTokens.more || sessions.more || accountTokens.more,
+      apiTokens: apiTokens.deleted,
+      more: counters.more || refreshTokens.more || sessions.more || accountTokens.more || apiTokens.more,
     }
   }
 }

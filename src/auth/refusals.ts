@@ -2,10 +2,25 @@
 // read alike wherever they come from.
 import { ApiError } from '../errors/api-error.ts'
 import { INVALID_TOKEN_CHALLENGE } from '../errors/challenges.ts'
+import type { Principal } from './principal.ts'
 
 /** The caller's session ended, or their account went with it. */
 export const sessionRevoked = () =>
   new ApiError(401, 'SESSION_REVOKED', 'This session has ended; sign in again.', [], INVALID_TOKEN_CHALLENGE)
+
+/** The API token is not one the service honours: its form, unknown, revoked, or its owner gone. */
+export const apiTokenInvalid = () =>
+  new ApiError(
+    401,
+    'API_TOKEN_INVALID',
+    'The API token is not valid (mistyped, unknown or revoked).',
+    [],
+    INVALID_TOKEN_CHALLENGE,
+  )
+
+/** The caller's account is gone (deleted while the request ran): their session, or their API token, with it. */
+export const callerGone = (principal: Principal) =>
+  principal.apiToken === undefined ? sessionRevoked() : apiTokenInvalid()
 
 export const currentPasswordIncorrect = () =>
   new ApiError(403, 'CURRENT_PASSWORD_INCORRECT', 'The current password is wrong.', [

@@ -493,6 +493,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/me/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the signed-in user's API tokens
+         * @description Any signed-in user, their own API tokens, newest first, paged by cursor: each with
+         *     its name, scopes, the first 12 characters of the token (`prefix`, to recognise
+         *     it by), when it was made, when it expires and when it was last used (moved on at
+         *     most once a minute). Never the token itself, which is shown only by
+         *     `createApiToken`. Expired tokens stay listed for a day after they expire, then
+         *     go; revoked ones go at once. Not with an API token (`403 API_TOKEN_NOT_ALLOWED`).
+         */
+        get: operations["listApiTokens"];
+        put?: never;
+        /**
+         * Create an API token
+         * @description Any signed-in user, for themselves; not with an API token
+         *     (`403 API_TOKEN_NOT_ALLOWED`): a token cannot make tokens. Answers the token
+         *     (`token`) this once: only a keyed hash of it is kept, so it can never be shown
+         *     again. Keep it as a secret and send it as `Authorization: Bearer <token>` (see the
+         *     `apiToken` security scheme).
+         *
+         *     `scopes` are what the token may do, each at most once (`400` otherwise); `admin`
+         *     only for admins (`403 FORBIDDEN` on `/body/scopes` for others). `expiresAt` is when
+         *     it stops working, in the future: for users at most 365 days ahead (the operator's
+         *     `API_TOKEN_MAX_DAYS`; later is `400` on `/body/expiresAt`), and that far ahead when
+         *     left out; an admin's token without `expiresAt` never expires. A user holds at most
+         *     20 live tokens (the operator's `API_TOKENS_MAX_PER_USER`): one more is
+         *     `409 API_TOKEN_LIMIT_REACHED`; revoke one first.
+         */
+        post: operations["createApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of the signed-in user's API tokens
+         * @description Any signed-in user, one of their own tokens (an `id` from `listApiTokens`). The
+         *     token is refused (`401 API_TOKEN_INVALID`) from the next request on, on every
+         *     server instance. A token of another user, an unknown id and a token already
+         *     revoked are all `404 API_TOKEN_NOT_FOUND`, alike. Not with an API token
+         *     (`403 API_TOKEN_NOT_ALLOWED`).
+         */
+        delete: operations["revokeApiToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -947,6 +1012,52 @@ export interface paths {
          */
         post: operations["register"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every user's API tokens
+         * @description Admins only (`403 FORBIDDEN` for others), signed in with a password
+         *     (`403 API_TOKEN_NOT_ALLOWED` with an API token). Every user's API tokens (never
+         *     their secrets), newest first, paged by cursor; `userId` keeps one user's.
+         */
+        get: operations["listAllApiTokens"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke any user's API token
+         * @description Admins only (`403 FORBIDDEN` for others), signed in with a password
+         *     (`403 API_TOKEN_NOT_ALLOWED` with an API token). Revokes the token, whoever's it
+         *     is, as `revokeApiToken` does for its owner: refused from the next request on, on
+         *     every server instance. An unknown id, or a token already revoked, is
+         *     `404 API_TOKEN_NOT_FOUND`.
+         */
+        delete: operations["revokeAnyApiToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1439,6 +1550,81 @@ export interface components {
          * @example Zq3VY0mJ4b2vH8yLr1sX6nKc9TtWdPaEoFgQiUhBlMw
          */
         AccountToken: string;
+        /** @description An API token, without its secret (shown only by `createApiToken`). */
+        ApiToken: {
+            /** Format: date-time */
+            createdAt: string;
+            expiresAt: components["schemas"]["ApiTokenExpiry"];
+            /**
+             * Format: uuid
+             * @description The token's id, which `revokeApiToken` takes.
+             */
+            id: string;
+            lastUsedAt: components["schemas"]["ApiTokenLastUsed"];
+            name: components["schemas"]["ApiTokenName"];
+            prefix: components["schemas"]["ApiTokenPrefix"];
+            scopes: components["schemas"]["ApiTokenScopes"];
+            /**
+             * Format: uuid
+             * @description Its owner, whose rights (now) bound what it may do.
+             */
+            userId: string;
+        };
+        /**
+         * Format: date-time
+         * @description When the token stops working; `null` for a token that never expires (admins' only).
+         * @example 2025-09-14T00:00:00.000Z
+         */
+        ApiTokenExpiry: string | null;
+        /**
+         * Format: date-time
+         * @description When a request last used the token (moved on at most once a minute); `null` before the first.
+         * @example 2025-03-14T09:12:41.250Z
+         */
+        ApiTokenLastUsed: string | null;
+        ApiTokenListEnvelope: {
+            data: components["schemas"]["ApiToken"][];
+            error: null;
+            meta: components["schemas"]["PagedMeta"];
+        };
+        /**
+         * @description What the token is for, for people (its owner, admins). Shown without surrounding
+         *     white space; not blank (text with nothing visible in it is refused).
+         * @example Release notes from CI
+         */
+        ApiTokenName: string;
+        /**
+         * @description The token's first 12 characters, to recognise it by; not enough to use it.
+         * @example blog_4Tf4KvH
+         */
+        ApiTokenPrefix: string;
+        /**
+         * @description Something an API token may do; each operation's `apiToken` requirement lists the
+         *     scopes it needs (see the `apiToken` security scheme).
+         *     - `content:read`: read posts and comments as the token's owner sees them (their
+         *       drafts and scheduled posts included).
+         *     - `content:write`: write posts, thumbnails, comments and categories as the owner may.
+         *     - `account:read`: read the owner's account (`getCurrentUser`).
+         *     - `admin`: the admin operations that take a token, while the owner is an admin;
+         *       only admins give it.
+         * @enum {string}
+         */
+        ApiTokenScope: "content:read" | "content:write" | "account:read" | "admin";
+        /**
+         * @description What the token may do; each scope at most once.
+         * @example [
+         *       "content:read",
+         *       "content:write"
+         *     ]
+         */
+        ApiTokenScopes: components["schemas"]["ApiTokenScope"][];
+        /**
+         * @description The token, to send as `Authorization: Bearer <token>`: `blog_`, 43 base62
+         *     characters of 32 random bytes, and 6 base62 characters of a CRC32 checksum of the
+         *     rest (see the `apiToken` security scheme). Shown once, at creation.
+         * @example blog_4Tf4KvH5Hah7SRPLeXEqjMFSLFVfeZAqF4EYrBSgs4X0sdf8A
+         */
+        ApiTokenSecret: string;
         /**
          * @description An Atom 1.0 feed document (RFC 4287) in UTF-8, at most 512 KiB; `getFeed` says what it
          *     holds.
@@ -1501,6 +1687,19 @@ export interface components {
             error: null;
             meta: components["schemas"]["PagedMeta"];
         };
+        /** @description A new API token. */
+        CreateApiTokenRequest: {
+            /**
+             * Format: date-time
+             * @description When the token stops working, in the future; for users at most
+             *     `API_TOKEN_MAX_DAYS` (365) days ahead, and that far when left out. An admin's
+             *     token without it never expires.
+             * @example 2025-09-14T00:00:00.000Z
+             */
+            expiresAt?: string;
+            name: components["schemas"]["ApiTokenName"];
+            scopes: components["schemas"]["ApiTokenScopes"];
+        };
         CreateCategoryRequest: {
             /**
              * @description Shown without surrounding white space; not blank (text with nothing visible in it, only white space or zero-width and other invisible characters, is refused).
@@ -1521,6 +1720,32 @@ export interface components {
             body: string;
             /** @description A top-level comment of the same post to reply to; absent or `null` for a top-level comment. */
             parentId?: components["schemas"]["ParentCommentId"];
+        };
+        /** @description A new API token, with the token itself (shown this once). */
+        CreatedApiToken: {
+            /** Format: date-time */
+            createdAt: string;
+            expiresAt: components["schemas"]["ApiTokenExpiry"];
+            /**
+             * Format: uuid
+             * @description The token's id, which `revokeApiToken` takes.
+             */
+            id: string;
+            lastUsedAt: components["schemas"]["ApiTokenLastUsed"];
+            name: components["schemas"]["ApiTokenName"];
+            prefix: components["schemas"]["ApiTokenPrefix"];
+            scopes: components["schemas"]["ApiTokenScopes"];
+            token: components["schemas"]["ApiTokenSecret"];
+            /**
+             * Format: uuid
+             * @description Its owner, the caller.
+             */
+            userId: string;
+        };
+        CreatedApiTokenEnvelope: {
+            data: components["schemas"]["CreatedApiToken"];
+            error: null;
+            meta: components["schemas"]["Meta"];
         };
         /** @description A new endpoint, with the secret its deliveries are signed with (shown this once). */
         CreatedWebhook: {
@@ -1609,7 +1834,11 @@ export interface components {
          *     - `TOKEN_EXPIRED` (401): the access token expired; refresh it.
          *     - `TOKEN_INVALID` (401): the access token is malformed, badly signed, or not meant for this API.
          *     - `SESSION_REVOKED` (401): the token's session ended or its user is gone; sign in again.
+         *     - `API_TOKEN_INVALID` (401): the API token is malformed, fails its checksum, is unknown or was revoked.
+         *     - `API_TOKEN_EXPIRED` (401): the API token is past its `expiresAt`.
          *     - `FORBIDDEN` (403): the caller's role or ownership does not allow the operation.
+         *     - `INSUFFICIENT_SCOPE` (403): the API token lacks a scope the operation needs (`WWW-Authenticate` names it).
+         *     - `API_TOKEN_NOT_ALLOWED` (403): the operation does not take API tokens; sign in with a password.
          *     - `INVALID_CREDENTIALS` (401): wrong email or password (`login`).
          *     - `CURRENT_PASSWORD_INCORRECT` (403): the current password given to change it is wrong.
          *     - `EMAIL_TAKEN` (409): an account with this email exists.
@@ -1639,6 +1868,8 @@ export interface components {
          *     - `WEBHOOK_URL_FORBIDDEN` (400): the webhook URL is not https, carries credentials or a fragment, or its host is or resolves to an address webhooks may not reach (loopback, private, link-local, metadata, …).
          *     - `WEBHOOK_LIMIT_REACHED` (409): as many webhook endpoints exist as allowed (20).
          *     - `SESSION_NOT_FOUND` (404): no live session of the caller has this id.
+         *     - `API_TOKEN_NOT_FOUND` (404): no API token the caller may revoke has this id.
+         *     - `API_TOKEN_LIMIT_REACHED` (409): the user holds as many live API tokens as allowed.
          *     - `LAST_ADMIN` (409): the only admin cannot delete their account.
          *     - `PRECONDITION_FAILED` (412): `If-Match` no longer matches the resource.
          *     - `NOT_IMPLEMENTED` (501): the operation is not implemented yet.
@@ -1646,7 +1877,7 @@ export interface components {
          *     - `INTERNAL_ERROR` (500): an unexpected failure; no details are disclosed.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "FORBIDDEN" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "EMAIL_ALREADY_VERIFIED" | "EMAIL_NOT_VERIFIED" | "VERIFICATION_TOKEN_INVALID" | "PASSWORD_RESET_TOKEN_INVALID" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "POST_SLUG_TAKEN" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_LIMIT_REACHED" | "SESSION_NOT_FOUND" | "LAST_ADMIN" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "API_TOKEN_INVALID" | "API_TOKEN_EXPIRED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "API_TOKEN_NOT_ALLOWED" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "EMAIL_ALREADY_VERIFIED" | "EMAIL_NOT_VERIFIED" | "VERIFICATION_TOKEN_INVALID" | "PASSWORD_RESET_TOKEN_INVALID" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "POST_SLUG_TAKEN" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_LIMIT_REACHED" | "SESSION_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_LIMIT_REACHED" | "LAST_ADMIN" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** @description One problem with the request. */
         ErrorDetail: {
             /**
@@ -2363,6 +2594,8 @@ export interface components {
          *     - `POST_SLUG_TAKEN` (`createPost`, `updatePost`): the `slug` sent leads to another published post, or is another post's of the same author.
          *     - `LAST_ADMIN` (`deleteCurrentUser`): the only admin cannot delete their account.
          *     - `WEBHOOK_LIMIT_REACHED` (`createWebhook`): 20 webhook endpoints exist; remove one first.
+         *     - `API_TOKEN_LIMIT_REACHED` (`createApiToken`): the user holds as many live API
+         *       tokens as allowed (20 by default); revoke one first.
          */
         Conflict: {
             headers: {
@@ -2375,7 +2608,13 @@ export interface components {
         };
         /**
          * @description The caller is authenticated but may not do this.
-         *     - `FORBIDDEN`: the role or ownership the operation needs is missing.
+         *     - `FORBIDDEN`: the role or ownership the operation needs is missing (for an API
+         *       token, its owner's role now); `createApiToken`: only admins give a token the
+         *       `admin` scope.
+         *     - `INSUFFICIENT_SCOPE`: the API token lacks a scope the operation needs, which
+         *       `WWW-Authenticate` names.
+         *     - `API_TOKEN_NOT_ALLOWED`: the operation takes no API token (its security lists no
+         *       `apiToken` requirement): sign in with a password.
          *     - `CURRENT_PASSWORD_INCORRECT` (`updateCurrentUser`, `deleteCurrentUser`): the current password is wrong.
          *     - `EMAIL_NOT_VERIFIED` (`createPost`, `createComment`, `uploadPostThumbnail`): the
          *       service requires a verified email to write (`REQUIRE_VERIFIED_EMAIL`) and the
@@ -2384,6 +2623,7 @@ export interface components {
         Forbidden: {
             headers: {
                 "API-Version": components["headers"]["ApiVersion"];
+                "WWW-Authenticate": components["headers"]["WWWAuthenticateScope"];
                 [name: string]: unknown;
             };
             content: {
@@ -2443,7 +2683,7 @@ export interface components {
          * @description The resource does not exist, or the caller may not know it exists.
          *     `POST_NOT_FOUND`, `COMMENT_NOT_FOUND`, `CATEGORY_NOT_FOUND`,
          *     `USER_NOT_FOUND`, `IMAGE_NOT_FOUND`, `THUMBNAIL_NOT_FOUND`,
-         *     `SESSION_NOT_FOUND` or `WEBHOOK_NOT_FOUND`, as the operation says;
+         *     `SESSION_NOT_FOUND`, `WEBHOOK_NOT_FOUND` or `API_TOKEN_NOT_FOUND`, as the operation says;
          *     `ROUTE_NOT_FOUND` for an internal operation asked on the public port.
          */
         NotFound: {
@@ -2540,8 +2780,10 @@ export interface components {
          *     many session requests (`listSessions`, `revokeSession`) in the minute, or
          *     too many account mails (verification, password reset) for this address or
          *     account, or too many of this user's post bodies being rendered at once (8, or
-         *     as many places of the full rendering queue as any other user holds). Wait
-         *     `Retry-After` seconds.
+         *     as many places of the full rendering queue as any other user holds), or too
+         *     many requests with one API token (600 a minute by default, the operator's
+         *     `API_TOKEN_RATE_LIMIT` per `API_TOKEN_RATE_WINDOW_SECONDS`, counted by each
+         *     server instance). Wait `Retry-After` seconds.
          */
         TooManyRequests: {
             headers: {
@@ -2564,8 +2806,12 @@ export interface components {
          *     - `TOKEN_INVALID`: bad signature, algorithm, issuer or audience, or not a JWT.
          *     - `SESSION_REVOKED`: the session ended (logout, reuse detection, password
          *       change) or the account no longer exists; sign in again.
+         *     - `API_TOKEN_INVALID`: the API token (see the `apiToken` scheme) is not one this
+         *       service issued and still honours: its form or checksum is wrong, it is unknown,
+         *       it was revoked, or its owner's account was deleted. Make another.
+         *     - `API_TOKEN_EXPIRED`: the API token is past its `expiresAt`. Make another.
          *
-         *     The last three carry `WWW-Authenticate: Bearer error="invalid_token"`.
+         *     All but `UNAUTHENTICATED` carry `WWW-Authenticate: Bearer error="invalid_token"`.
          */
         Unauthorized: {
             headers: {
@@ -2643,6 +2889,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The API token's id, as `listApiTokens` or `listAllApiTokens` gives it. */
+        ApiTokenId: string;
         /** @description The category's id. */
         CategoryId: string;
         /** @description The comment's id. */
@@ -2732,7 +2980,8 @@ export interface components {
          * @description The challenge of a refused access token (RFC 9110 §11.6.1, RFC 6750 §3):
          *     `Bearer` when none was sent (no `error` attribute, as RFC 6750 §3.1 says for
          *     a request without credentials), `Bearer error="invalid_token"` when the one sent
-         *     was refused (malformed, badly signed, expired, or its session ended).
+         *     was refused (malformed, badly signed, expired, or its session ended; an API token
+         *     unknown, revoked, expired or failing its checksum).
          */
         WWWAuthenticate: string;
         /**
@@ -2745,6 +2994,14 @@ export interface components {
          *     dialog, as `Basic` would make it do; never send it in `Authorization`.
          */
         WWWAuthenticateLogin: string;
+        /**
+         * @description The challenge of an API token refused for what it may do (RFC 6750 §3.1), on
+         *     `403 INSUFFICIENT_SCOPE`: `Bearer error="insufficient_scope", scope="…"`, the
+         *     scopes the operation needs, space-separated; on `403 API_TOKEN_NOT_ALLOWED`,
+         *     `Bearer error="insufficient_scope"` without `scope`, since no scope will do. Absent
+         *     from other `403` answers.
+         */
+        WWWAuthenticateScope: string;
     };
     pathItems: never;
 }
@@ -2820,6 +3077,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2852,6 +3110,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2890,6 +3149,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2921,6 +3181,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2958,6 +3219,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2983,6 +3245,7 @@ export interface operations {
             };
             400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3243,6 +3506,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3271,7 +3535,9 @@ export interface operations {
             };
             400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3381,6 +3647,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -3409,11 +3676,119 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listApiTokens: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+                 *     not one this API issued, character for character (one that does not decode,
+                 *     or that decodes to a position but is spelled otherwise), is `400` on
+                 *     `/query/cursor`. Absent: the first page.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the user's API tokens, without their secrets. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The token was created; `token` is shown this once. */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiTokenEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    revokeApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API token's id, as `listApiTokens` or `listAllApiTokens` gives it. */
+                id: components["parameters"]["ApiTokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token was revoked. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3594,7 +3969,9 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3666,8 +4043,10 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3706,6 +4085,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3798,8 +4178,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3839,6 +4221,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3911,6 +4294,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3944,8 +4328,10 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4015,6 +4401,81 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    listAllApiTokens: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+                 *     not one this API issued, character for character (one that does not decode,
+                 *     or that decodes to a position but is spelled otherwise), is `400` on
+                 *     `/query/cursor`. Absent: the first page.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Only this user's tokens (an unknown user has none). */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of API tokens, without their secrets. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    revokeAnyApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API token's id, as `listApiTokens` or `listAllApiTokens` gives it. */
+                id: components["parameters"]["ApiTokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token was revoked. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     listUsers: {
         parameters: {
             query?: {
@@ -4055,6 +4516,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4134,6 +4596,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4168,6 +4631,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4199,6 +4663,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4236,6 +4701,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4282,6 +4748,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -1,4 +1,5 @@
 // Tag `auth`: registration, sign-in, token refresh, sign-out, email verification, password reset.
+import { sessionOf } from '../auth/principal.ts'
 import { success } from '../http/envelope.ts'
 import { signInClient } from '../http/sign-in-client.ts'
 import type { OperationHandler } from '../http/operations.ts'
@@ -24,7 +25,7 @@ export const refreshSession: OperationHandler<'refreshSession'> = async (request
   success(request, await request.server.services.auth.refresh(request.body.refreshToken))
 
 export const logout: OperationHandler<'logout'> = async (request, reply) => {
-  await request.server.services.auth.logout(request.principal!, request.body?.allSessions ?? false)
+  await request.server.services.auth.logout(sessionOf(request.principal!), request.body?.allSessions ?? false)
   reply.code(204)
   return undefined
 }
@@ -33,7 +34,7 @@ const QUEUED = { status: 'queued' as const }
 
 export const requestEmailVerification: OperationHandler<'requestEmailVerification'> = async (request, reply) => {
   const { accountEmail, accountMailLimits } = request.server.services
-  const principal = request.principal!
+  const principal = sessionOf(request.principal!)
   await accountMailLimits.beforeVerificationMail(request, principal.userId)
   await accountEmail.requestVerification(principal)
   reply.code(202)

@@ -8,6 +8,7 @@ import * as feeds from './feeds.ts'
 import * as images from './images.ts'
 import * as posts from './posts.ts'
 import * as system from './system.ts'
+import * as tokens from './tokens.ts'
 import * as users from './users.ts'
 import * as webhooks from './webhooks.ts'
 
@@ -15,6 +16,7 @@ export const handlers = {
   ...system,
   ...auth,
   ...users,
+  ...tokens,
   ...posts,
   ...images,
   ...comments,

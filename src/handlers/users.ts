@@ -1,4 +1,5 @@
 // Tag `users`: the signed-in user's own account, and user administration.
+import { sessionOf } from '../auth/principal.ts'
 import { page, success } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
 
@@ -10,8 +11,11 @@ export const updateCurrentUser: OperationHandler<'updateCurrentUser'> = async (r
   if (request.body.currentPassword !== undefined) await loginLimits.beforeCurrentPasswordCheck(request)
   return success(
     request,
-    await auth.updateCurrentUser(request.principal!, request.body, loginLimits.passwordCheck(request), (change) =>
-      accountMailLimits.beforeEmailChange(request, change.userId, change.oldEmail, change.newEmail),
+    await auth.updateCurrentUser(
+      sessionOf(request.principal!),
+      request.body,
+      loginLimits.passwordCheck(request),
+      (change) => accountMailLimits.beforeEmailChange(request, change.userId, change.oldEmail, change.newEmail),
     ),
   )
 }
@@ -20,7 +24,11 @@ export const updateCurrentUser: OperationHandler<'updateCurrentUser'> = async (r
 export const deleteCurrentUser: OperationHandler<'deleteCurrentUser'> = async (request, reply) => {
   const { auth, loginLimits } = request.server.services
   await loginLimits.beforeCurrentPasswordCheck(request)
-  await auth.deleteCurrentUser(request.principal!, request.body.currentPassword, loginLimits.passwordCheck(request))
+  await auth.deleteCurrentUser(
+    sessionOf(request.principal!),
+    request.body.currentPassword,
+    loginLimits.passwordCheck(request),
+  )
   reply.code(204)
   return undefined
 }
@@ -28,14 +36,14 @@ export const deleteCurrentUser: OperationHandler<'deleteCurrentUser'> = async (r
 export const listSessions: OperationHandler<'listSessions'> = async (request) => {
   const { auth, loginLimits } = request.server.services
   await loginLimits.beforeSessionRequest(request)
-  const { sessions, page: pageMeta } = await auth.listSessions(request.principal!, request.query)
+  const { sessions, page: pageMeta } = await auth.listSessions(sessionOf(request.principal!), request.query)
   return page(request, sessions, pageMeta)
 }
 
 export const revokeSession: OperationHandler<'revokeSession'> = async (request, reply) => {
   const { auth, loginLimits } = request.server.services
   await loginLimits.beforeSessionRequest(request)
-  await auth.revokeSession(request.principal!, request.params.id)
+  await auth.revokeSession(sessionOf(request.principal!), request.params.id)
   reply.code(204)
   return undefined
 }
@@ -46,4 +54,7 @@ export const listUsers: OperationHandler<'listUsers'> = async (request) => {
 }
 
 export const updateUser: OperationHandler<'updateUser'> = async (request) =>
-  success(request, await request.server.services.auth.setRole(request.principal!, request.params.id, request.body.role))
+  success(
+    request,
+    await request.server.services.auth.setRole(sessionOf(request.principal!), request.params.id, request.body.role),
+  )

@@ -1,5 +1,5 @@
 // Hourly, the account tables' clean-up (src/auth/account-cleanup.ts): expired rate-limit counters,
-// long-ended sessions and their refresh tokens, expired account tokens. Once per hour for the whole fleet, not once per
+// long-ended sessions and their refresh tokens, expired account and API tokens. Once per hour for the whole fleet, not once per
 // instance: pg-boss keeps one schedule row per queue (each instance's schedule() call updates that
 // row), one instance per cron tick claims the tick (pg-boss 10: the timekeeper's trySetCronTime on
 // its version row) and the job it forwards is a singleton per minute; the `stately` queue holds at
@@ -39,8 +39,8 @@ export function startCleanUpAccountsWorker(
     { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, concurrency: 1 },
     async () => {
       const result = await cleanUp(limits)
-      if (result.counters + result.refreshTokens + result.sessions + result.accountTokens > 0)
-        log.info(result, 'expired rate-limit counters, ended sessions and expired account tokens deleted')
+      if (result.counters + result.refreshTokens + result.sessions + result.accountTokens + result.apiTokens > 0)
+        log.info(result, 'expired rate-limit counters, ended sessions and expired account and API tokens deleted')
       if (result.more) await boss.send(CLEAN_UP_ACCOUNTS_QUEUE, {})
     },
     log,

@@ -1,12 +1,15 @@
 // The account services, as makeServices builds them: sign-in and account changes, with what each
 // change sets off (the mails it queues, the events it emits, the caches it touches); the
-// verification and reset mails; the cap of mails per address; the account tables' clean-up.
+// verification and reset mails; integrations' API tokens; the cap of mails per address; the
+// account tables' clean-up.
 import { randomUUID } from 'node:crypto'
 import { makeAccountCleanup } from '../auth/account-cleanup.ts'
 import type { AccountDeletionStore } from '../auth/accounts/account-deletion-store.ts'
 import { makeAccountEmail, newLinkRequest } from '../auth/account-email/account-email.ts'
 import type { AccountStore } from '../auth/account-store.ts'
 import { deleteUnusedTokensIn, type AccountTokenStore } from '../auth/account-email/account-token-store.ts'
+import { makeApiTokens } from '../auth/api-tokens/api-tokens.ts'
+import type { ApiTokenStore } from '../auth/api-tokens/api-token-store.ts'
 import { makeAuthService, toUser } from '../auth/auth-service.ts'
 import { makePasswordHasher, type PasswordHasher } from '../auth/passwords/passwords.ts'
 import type { AccessClaims } from '../auth/principal.ts'
@@ -32,6 +35,7 @@ export interface AccountServicesOptions {
     accounts: AccountStore
     deletions: AccountDeletionStore
     accountTokens: AccountTokenStore
+    apiTokens: ApiTokenStore
     counters: RateLimitStore
   }
   events: WebhookEvents
@@ -101,6 +105,7 @@ export function makeAccountServices({
   return {
     auth,
     accountEmail,
+    apiTokens: makeApiTokens({ store: stores.apiTokens, config }),
     recipientCap,
     accountCleanup: makeAccountCleanup(stores),
     /** Stops the password hashing threads. */

@@ -12,6 +12,7 @@ import { handlers } from '../../src/handlers/index.ts'
 import { notImplemented } from '../../src/http/errors/not-implemented.ts'
 import { loadSpec } from '../../src/spec.ts'
 import { registerAdmin, registerUser } from '../helpers/accounts.ts'
+import { createApiToken } from '../helpers/api-tokens.ts'
 import { build } from '../helpers/build.ts'
 import { createCategory, createComment, uniqueSlug } from '../helpers/content.ts'
 import { pngClaiming, solidImage, uploadThumbnail } from '../helpers/images.ts'
@@ -51,6 +52,8 @@ const NOT_REPLAYED: Record<string, string> = {
   'Conflict.lastAdmin':
     'needs a database with one admin; compared with this example in test/auth/accounts/delete-account.test.ts',
   'Conflict.webhookLimitReached': 'needs 20 endpoints; compared with this example in test/webhooks/endpoints.test.ts',
+  'Conflict.apiTokenLimitReached': 'needs 20 tokens; compared with this example in test/auth/api-tokens/bounds.test.ts',
+  'Unauthorized.apiTokenExpired': 'needs a token past its expiry; compared in test/auth/api-tokens/bounds.test.ts',
 }
 
 /** The error in the JSON body of a raw HTTP answer. */
@@ -127,6 +130,18 @@ t.test('every error example in the spec is what the service answers', async (t) 
       await app.inject({ method: 'POST', url: '/logout', headers: leaving.auth })
       return errorOf({ method: 'GET', url: '/me', headers: leaving.auth })
     },
+    // A typo: the last character changed, so the checksum fails.
+    'Unauthorized.apiTokenInvalid': async () => {
+      const { token } = await createApiToken(app, user, { scopes: ['account:read'] })
+      const typo = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`
+      return errorOf({ method: 'GET', url: '/me', headers: { authorization: `Bearer ${typo}` } })
+    },
+    'Forbidden.insufficientScope': async () => {
+      const reader = await createApiToken(app, user, { scopes: ['content:read'] })
+      return errorOf({ method: 'POST', url: '/posts', headers: reader.auth, payload: { title: 'A', body: 'B' } })
+    },
+    'Forbidden.apiTokenNotAllowed': async () =>
+      errorOf({ method: 'GET', url: '/me/sessions', headers: (await createApiToken(app, user)).auth }),
     'InvalidCredentials.invalidCredentials': () =>
       errorOf({ method: 'POST', url: '/login', payload: { email: user.email, password: 'not-the-password' } }),
     'RefreshTokenInvalid.refreshTokenInvalid': () =>

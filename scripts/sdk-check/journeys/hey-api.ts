@@ -1,6 +1,16 @@
 // The journey through @hey-api/openapi-ts's SDK functions and its fetch client.
 import { client } from './client/client.gen.ts'
-import { createPost, getFeed, getImage, getPost, listPosts, register, uploadPostThumbnail } from './client/index.ts'
+import {
+  createApiToken,
+  createPost,
+  getCurrentUser,
+  getFeed,
+  getImage,
+  getPost,
+  listPosts,
+  register,
+  uploadPostThumbnail,
+} from './client/index.ts'
 import { baseUrl, check, imageKey, newAccount, photo, unknownPostId } from './kit.ts'
 
 client.setConfig({ baseUrl })
@@ -43,4 +53,20 @@ const missing = await getPost({ path: { id: unknownPostId } })
 check(
   missing.error?.error.code === 'POST_NOT_FOUND',
   `getPost on an unknown id: ${missing.response.status} ${missing.error?.error.code}`,
+)
+
+// An integration: an API token made with the session, then sent instead of it (the `apiToken`
+// scheme is a bearer scheme too, so the client's `auth` carries it), for a write and a read.
+const made = await createApiToken({ body: { name: 'SDK check', scopes: ['content:read', 'content:write'] } })
+check(made.data, `createApiToken: ${made.response.status}`)
+check(made.data.data.token.startsWith('blog_'), `createApiToken: a token of the documented form`)
+client.setConfig({ auth: made.data.data.token })
+const written = await createPost({ body: { title: 'By a token', body: 'Written with an API token.', status: 'draft' } })
+check(written.data?.data.author.id === user.id, `createPost with the API token: ${written.response.status}`)
+const draft = await getPost({ path: { id: written.data.data.id } })
+check(draft.data?.data.status === 'draft', `getPost of the draft with the API token: ${draft.response.status}`)
+const me = await getCurrentUser()
+check(
+  me.error?.error.code === 'INSUFFICIENT_SCOPE',
+  `getCurrentUser without account:read: ${me.response.status} ${me.error?.error.code}`,
 )

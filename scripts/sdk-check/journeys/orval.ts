@@ -1,5 +1,14 @@
 // The journey through orval's fetch client: each answer is `{ status, data }`, `data` typed by status.
-import { createPost, getFeed, getImage, getPost, listPosts, register, uploadPostThumbnail } from './client/api.ts'
+import {
+  createApiToken,
+  createPost,
+  getFeed,
+  getImage,
+  getPost,
+  listPosts,
+  register,
+  uploadPostThumbnail,
+} from './client/api.ts'
 import { check, imageKey, newAccount, photo, unknownPostId } from './kit.ts'
 
 const registered = await register(newAccount())
@@ -44,4 +53,16 @@ const missing = await getPost(unknownPostId)
 check(
   missing.status === 404 && missing.data.error.code === 'POST_NOT_FOUND',
   `getPost on an unknown id: ${missing.status}`,
+)
+
+// An integration: an API token made with the session, then sent in its place for a write and a read.
+const made = await createApiToken({ name: 'SDK check', scopes: ['content:read', 'content:write'] }, signedIn)
+check(made.status === 201, `createApiToken: ${made.status}`)
+const withToken = { headers: { authorization: `Bearer ${made.data.data.token}` } }
+const written = await createPost({ title: 'By a token', body: 'Written with an API token.' }, withToken)
+check(written.status === 201 && written.data.data.author.id === user.id, `createPost with the token: ${written.status}`)
+const draft = await getPost(written.data.data.id, withToken)
+check(
+  draft.status === 200 && draft.data.data.status === 'draft',
+  `getPost of the draft with the token: ${draft.status}`,
 )

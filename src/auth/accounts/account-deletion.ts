@@ -4,7 +4,7 @@ import { ApiError } from '../../errors/api-error.ts'
 import type { AccountStore } from '../account-store.ts'
 import type { AuthServiceOptions } from '../auth-service.ts'
 import type { PasswordCheckLimit } from '../passwords/passwords.ts'
-import type { Principal } from '../principal.ts'
+import type { SessionPrincipal } from '../principal.ts'
 import { currentPasswordIncorrect, sessionRevoked } from '../refusals.ts'
 
 /** What deleting an account leaves for others to update: see AuthServiceOptions.onDeleted. */
@@ -29,7 +29,7 @@ export function makeAccountDeletion({ store, deletions, passwords, onDeleted }: 
      * Deletes the caller's account and everything it wrote, given its current password, checked
      * under the same allowance as updateCurrentUser's (`limit`).
      */
-    async deleteCurrentUser(principal: Principal, currentPassword: string, limit: PasswordCheckLimit) {
+    async deleteCurrentUser(principal: SessionPrincipal, currentPassword: string, limit: PasswordCheckLimit) {
       const user = await store.findUserById(principal.userId)
       if (!user) throw sessionRevoked()
       await limit.before(user.email)

@@ -6,7 +6,7 @@ import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../../cursor.ts'
 import type { AccountStore, AdminGrantOutcome, Role } from '../account-store.ts'
 import type { AuthServiceOptions } from '../auth-service.ts'
 import { normaliseEmail } from '../email.ts'
-import type { Principal } from '../principal.ts'
+import type { SessionPrincipal } from '../principal.ts'
 import { toUser, type User } from './user-view.ts'
 
 export interface AdministrationOptions extends Pick<AuthServiceOptions, 'passwords'> {
@@ -32,7 +32,7 @@ export function makeAdministration({ store, passwords, config }: AdministrationO
   const pageMaxBytes = config.listPageMaxBytes
 
   return {
-    async setRole(principal: Principal, userId: string, role: Role): Promise<User> {
+    async setRole(principal: SessionPrincipal, userId: string, role: Role): Promise<User> {
       if (userId === principal.userId) throw new ApiError(403, 'FORBIDDEN', 'Admins cannot change their own role.')
       const userNotFound = () => new ApiError(404, 'USER_NOT_FOUND', 'User not found.')
       if (!(await store.findUserById(userId))) throw userNotFound()

@@ -6,8 +6,8 @@ import type { AccountStore, EmailChange, UserRecord } from '../account-store.ts'
 import type { AuthServiceOptions } from '../auth-service.ts'
 import { normaliseEmail } from '../email.ts'
 import { passwordTooLong, type PasswordCheckLimit } from '../passwords/passwords.ts'
-import type { Principal } from '../principal.ts'
-import { currentPasswordIncorrect, emailTaken, passwordTooLongError, sessionRevoked } from '../refusals.ts'
+import type { Principal, SessionPrincipal } from '../principal.ts'
+import { callerGone, currentPasswordIncorrect, emailTaken, passwordTooLongError, sessionRevoked } from '../refusals.ts'
 import { toUser, type User } from './user-view.ts'
 
 export interface ProfileOptions extends Pick<AuthServiceOptions, 'passwords' | 'onEmailChanged' | 'onRenamed'> {
@@ -81,7 +81,7 @@ export function makeProfile({ store, passwords, onEmailChanged, onRenamed }: Pro
   return {
     async currentUser(principal: Principal): Promise<User> {
       const user = await store.findUserById(principal.userId)
-      if (!user) throw sessionRevoked()
+      if (!user) throw callerGone(principal)
       return toUser(user)
     },
 
@@ -93,7 +93,7 @@ export function makeProfile({ store, passwords, onEmailChanged, onRenamed }: Pro
      * limits (throwing past one) once the password checked, before anything is written.
      */
     async updateCurrentUser(
-      principal: Principal,
+      principal: SessionPrincipal,
       input: ProfileChange,
       limit: PasswordCheckLimit,
       beforeEmailChange: (change: EmailChange) => Promise<void>,

@@ -8,7 +8,7 @@ import { LOGIN_CHALLENGE } from '../../errors/challenges.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../../cursor.ts'
 import type { AccountStore, SessionRecord } from '../account-store.ts'
 import type { AuthServiceOptions } from '../auth-service.ts'
-import type { AccessClaims, Principal } from '../principal.ts'
+import type { AccessClaims, Principal, SessionPrincipal } from '../principal.ts'
 import { sessionRevoked } from '../refusals.ts'
 import { hashToken, newRefreshToken, type SessionTokens } from './session-tokens.ts'
 
@@ -71,13 +71,13 @@ export function makeSessions({ store, config, tokens }: SessionsOptions) {
       return tokens.pair(session.user, session.id, next)
     },
 
-    async logout(principal: Principal, allSessions: boolean) {
+    async logout(principal: SessionPrincipal, allSessions: boolean) {
       if (allSessions) await store.revokeUserSessions(principal.userId)
       else await store.revokeSession(principal.sessionId)
     },
 
     /** Turns verified token claims into the caller, as the database sees them now. */
-    async authenticate(claims: AccessClaims): Promise<Principal> {
+    async authenticate(claims: AccessClaims): Promise<SessionPrincipal> {
       const session = await store.liveSession(claims.sid, claims.sub)
       if (!session) throw sessionRevoked()
       // Judged by this instance's clock; the write itself is conditional on the database's, so a
@@ -98,7 +98,7 @@ export function makeSessions({ store, config, tokens }: SessionsOptions) {
       }
     },
 
-    async listSessions(principal: Principal, query: { limit?: number; cursor?: string }) {
+    async listSessions(principal: SessionPrincipal, query: { limit?: number; cursor?: string }) {
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT
       const rows = await store.listLiveSessions(principal.userId, { limit, after: decodeCursor(query.cursor) })
       const { items, nextCursor } = pageOf(
@@ -112,7 +112,7 @@ export function makeSessions({ store, config, tokens }: SessionsOptions) {
     },
 
     /** Ends one of the caller's live sessions; anything else is the same 404, so ids of others' sessions tell nothing. */
-    async revokeSession(principal: Principal, sessionId: string) {
+    async revokeSession(principal: SessionPrincipal, sessionId: string) {
       if (!(await store.revokeUserSession(principal.userId, sessionId))) throw sessionNotFound()
     },
   }

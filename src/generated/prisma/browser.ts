@@ -23,6 +23,14 @@ export * from './enums.ts';
  */
 export type User = Prisma.UserModel
 /**
+ * Model ApiToken
+ * An API token of an integration (src/auth/api-tokens/): kept only as an HMAC-SHA256 of the token
+ * (a key derived from JWT_SECRET) and its first characters; revoking one deletes its row. Goes
+ * with its user by cascade: a user holds few (API_TOKENS_MAX_PER_USER live ones, and the expired
+ * ones the clean-up has not deleted yet).
+ */
+export type ApiToken = Prisma.ApiTokenModel
+/**
  * Model AccountToken
  * A one-time token mailed to a user (email verification, password reset), kept only as its
  * SHA-256 hash, bound to the address it was sent to.

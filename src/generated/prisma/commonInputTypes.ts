@@ -129,13 +129,6 @@ export type DateTimeWithAggregatesFilter<$PrismaModel = never> = {
   _max?: Prisma.NestedDateTimeFilter<$PrismaModel>
 }
 
-export type EnumAccountTokenPurposeFilter<$PrismaModel = never> = {
-  equals?: $Enums.AccountTokenPurpose | Prisma.EnumAccountTokenPurposeFieldRefInput<$PrismaModel>
-  in?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
-  notIn?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
-  not?: Prisma.NestedEnumAccountTokenPurposeFilter<$PrismaModel> | $Enums.AccountTokenPurpose
-}
-
 export type DateTimeNullableFilter<$PrismaModel = never> = {
   equals?: Date | string | Prisma.DateTimeFieldRefInput<$PrismaModel> | null
   in?: Date[] | string[] | Prisma.ListDateTimeFieldRefInput<$PrismaModel> | null
@@ -152,16 +145,6 @@ export type SortOrderInput = {
   nulls?: Prisma.NullsOrder
 }
 
-export type EnumAccountTokenPurposeWithAggregatesFilter<$PrismaModel = never> = {
-  equals?: $Enums.AccountTokenPurpose | Prisma.EnumAccountTokenPurposeFieldRefInput<$PrismaModel>
-  in?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
-  notIn?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
-  not?: Prisma.NestedEnumAccountTokenPurposeWithAggregatesFilter<$PrismaModel> | $Enums.AccountTokenPurpose
-  _count?: Prisma.NestedIntFilter<$PrismaModel>
-  _min?: Prisma.NestedEnumAccountTokenPurposeFilter<$PrismaModel>
-  _max?: Prisma.NestedEnumAccountTokenPurposeFilter<$PrismaModel>
-}
-
 export type DateTimeNullableWithAggregatesFilter<$PrismaModel = never> = {
   equals?: Date | string | Prisma.DateTimeFieldRefInput<$PrismaModel> | null
   in?: Date[] | string[] | Prisma.ListDateTimeFieldRefInput<$PrismaModel> | null
@@ -174,6 +157,23 @@ export type DateTimeNullableWithAggregatesFilter<$PrismaModel = never> = {
   _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
   _min?: Prisma.NestedDateTimeNullableFilter<$PrismaModel>
   _max?: Prisma.NestedDateTimeNullableFilter<$PrismaModel>
+}
+
+export type EnumAccountTokenPurposeFilter<$PrismaModel = never> = {
+  equals?: $Enums.AccountTokenPurpose | Prisma.EnumAccountTokenPurposeFieldRefInput<$PrismaModel>
+  in?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumAccountTokenPurposeFilter<$PrismaModel> | $Enums.AccountTokenPurpose
+}
+
+export type EnumAccountTokenPurposeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.AccountTokenPurpose | Prisma.EnumAccountTokenPurposeFieldRefInput<$PrismaModel>
+  in?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumAccountTokenPurposeWithAggregatesFilter<$PrismaModel> | $Enums.AccountTokenPurpose
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumAccountTokenPurposeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumAccountTokenPurposeFilter<$PrismaModel>
 }
 
 export type StringNullableFilter<$PrismaModel = never> = {
@@ -490,13 +490,6 @@ export type NestedDateTimeWithAggregatesFilter<$PrismaModel = never> = {
   _max?: Prisma.NestedDateTimeFilter<$PrismaModel>
 }
 
-export type NestedEnumAccountTokenPurposeFilter<$PrismaModel = never> = {
-  equals?: $Enums.AccountTokenPurpose | Prisma.EnumAccountTokenPurposeFieldRefInput<$PrismaModel>
-  in?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
-  notIn?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
-  not?: Prisma.NestedEnumAccountTokenPurposeFilter<$PrismaModel> | $Enums.AccountTokenPurpose
-}
-
 export type NestedDateTimeNullableFilter<$PrismaModel = never> = {
   equals?: Date | string | Prisma.DateTimeFieldRefInput<$PrismaModel> | null
   in?: Date[] | string[] | Prisma.ListDateTimeFieldRefInput<$PrismaModel> | null
@@ -506,16 +499,6 @@ export type NestedDateTimeNullableFilter<$PrismaModel = never> = {
   gt?: Date | string | Prisma.DateTimeFieldRefInput<$PrismaModel>
   gte?: Date | string | Prisma.DateTimeFieldRefInput<$PrismaModel>
   not?: Prisma.NestedDateTimeNullableFilter<$PrismaModel> | Date | string | null
-}
-
-export type NestedEnumAccountTokenPurposeWithAggregatesFilter<$PrismaModel = never> = {
-  equals?: $Enums.AccountTokenPurpose | Prisma.EnumAccountTokenPurposeFieldRefInput<$PrismaModel>
-  in?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
-  notIn?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
-  not?: Prisma.NestedEnumAccountTokenPurposeWithAggregatesFilter<$PrismaModel> | $Enums.AccountTokenPurpose
-  _count?: Prisma.NestedIntFilter<$PrismaModel>
-  _min?: Prisma.NestedEnumAccountTokenPurposeFilter<$PrismaModel>
-  _max?: Prisma.NestedEnumAccountTokenPurposeFilter<$PrismaModel>
 }
 
 export type NestedDateTimeNullableWithAggregatesFilter<$PrismaModel = never> = {
@@ -541,6 +524,23 @@ export type NestedIntNullableFilter<$PrismaModel = never> = {
   gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
   gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
   not?: Prisma.NestedIntNullableFilter<$PrismaModel> | number | null
+}
+
+export type NestedEnumAccountTokenPurposeFilter<$PrismaModel = never> = {
+  equals?: $Enums.AccountTokenPurpose | Prisma.EnumAccountTokenPurposeFieldRefInput<$PrismaModel>
+  in?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumAccountTokenPurposeFilter<$PrismaModel> | $Enums.AccountTokenPurpose
+}
+
+export type NestedEnumAccountTokenPurposeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.AccountTokenPurpose | Prisma.EnumAccountTokenPurposeFieldRefInput<$PrismaModel>
+  in?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.AccountTokenPurpose[] | Prisma.ListEnumAccountTokenPurposeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumAccountTokenPurposeWithAggregatesFilter<$PrismaModel> | $Enums.AccountTokenPurpose
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumAccountTokenPurposeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumAccountTokenPurposeFilter<$PrismaModel>
 }
 
 export type NestedStringNullableFilter<$PrismaModel = never> = {

@@ -9,6 +9,7 @@
  * 🟢 You can import this file directly.
  */
 export type * from './models/User.ts'
+export type * from './models/ApiToken.ts'
 export type * from './models/AccountToken.ts'
 export type * from './models/Session.ts'
 export type * from './models/RefreshToken.ts'

@@ -2,9 +2,9 @@
 // Fastify's own body and routing errors, and anything unexpected (logged, answered without internals).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { API_VERSION_HEADER, apiVersion } from '../headers/api-version.ts'
+import { callerGone } from '../../auth/refusals.ts'
 import { isDatabaseUnavailable, isUserGone } from '../../db/errors.ts'
 import { ApiError, RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetail } from '../../errors/api-error.ts'
-import { INVALID_TOKEN_CHALLENGE } from '../../errors/challenges.ts'
 import { failure } from '../envelope.ts'
 import { shorten } from './shorten.ts'
 import { TEXT_KEYWORD } from '../body/validation.ts'
@@ -137,11 +137,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   }
   if (request.principal && isUserGone(error)) {
     // The caller's account was deleted while this write waited on its row.
-    return sendError(
-      request,
-      reply,
-      new ApiError(401, 'SESSION_REVOKED', 'This session has ended; sign in again.', [], INVALID_TOKEN_CHALLENGE),
-    )
+    return sendError(request, reply, callerGone(request.principal))
   }
   if (isDatabaseUnavailable(error)) {
     // A passing condition (the database restarts, fails over, is out of connections), not a bug:

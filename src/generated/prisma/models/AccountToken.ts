@@ -452,10 +452,6 @@ export type EnumAccountTokenPurposeFieldUpdateOperationsInput = {
   set?: $Enums.AccountTokenPurpose
 }
 
-export type NullableDateTimeFieldUpdateOperationsInput = {
-  set?: Date | string | null
-}
-
 export type AccountTokenCreateWithoutUserInput = {
   id?: string
   purpose: $Enums.AccountTokenPurpose
