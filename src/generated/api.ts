@@ -1940,7 +1940,10 @@ export interface components {
         Liveness: {
             /** @constant */
             status: "ok";
-            /** @description How long the process has run, in whole seconds. */
+            /**
+             * Format: int64
+             * @description How long the process has run, in whole seconds.
+             */
             uptimeSeconds: number;
         };
         LivenessEnvelope: {
