@@ -26,8 +26,9 @@ export class ContractViolation extends Error {
 /** Paths served outside the contract: the contract itself and its HTML page. */
 const UNDOCUMENTED = /^\/(openapi\.json|docs)(\/|$)/
 
+/** As the router matches: a trailing slash is another path (answered 404 ROUTE_NOT_FOUND). */
 const pathPattern = (path: string) =>
-  new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`)
+  new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`)
 
 export interface CheckerOptions {
   /** A 500 is a bug, so it fails the test that met it, however well it keeps the envelope; only a test
