@@ -24,6 +24,7 @@ import { registerLingeringClose } from './http/errors/lingering-close.ts'
 import { registerOverloadGuard } from './http/limits/overload.ts'
 import { registerRequestHead } from './http/errors/request-head.ts'
 import { requestLog } from './http/request-log.ts'
+import { serializeRequest } from './http/logged-url.ts'
 import { registerOperations } from './http/routes.ts'
 import type { HandlerMap } from './http/operations.ts'
 import { registerJwt } from './http/security.ts'
@@ -66,6 +67,8 @@ export function fastifyOptions(config: Config, logDestination?: LogDestination):
       // Secrets never reach a log line, whoever logs what: headers that carry them, and any field
       // named like one at the first levels of a logged object (see test/http/logging.test.ts).
       redact: { paths: REDACTED, censor: '[redacted]' },
+      // Tokens in a URL (a query's access_token, a mailed link's token) never reach a log line.
+      serializers: { req: serializeRequest },
       ...(logDestination === undefined ? {} : { stream: logDestination }),
     },
     childLoggerFactory: requestLog,

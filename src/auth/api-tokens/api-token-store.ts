@@ -16,6 +16,7 @@ export interface LiveApiToken {
   id: string
   userId: string
   scopes: string[]
+  createdAt: Date
   expiresAt: Date | null
   lastUsedAt: Date | null
   role: Role
@@ -55,7 +56,8 @@ export function makeApiTokenStore(prisma: PrismaClient) {
      */
     findByHash: async (tokenHash: string): Promise<LiveApiToken | null> => {
       const [token] = await prisma.$queryRaw<LiveApiToken[]>`
-        select t.id, t.user_id as "userId", t.scopes, t.expires_at as "expiresAt", t.last_used_at as "lastUsedAt",
+        select t.id, t.user_id as "userId", t.scopes, t.created_at as "createdAt", t.expires_at as "expiresAt",
+          t.last_used_at as "lastUsedAt",
           u.role, u.email_verified as "emailVerified"
         from api_tokens t join users u on u.id = t.user_id
         where t.token_hash = ${tokenHash}::char(64)`

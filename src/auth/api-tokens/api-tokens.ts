@@ -59,10 +59,21 @@ function expiryOf(principal: SessionPrincipal, asked: string | undefined, maxDay
   const latest = Date.now() + maxDays * DAY_MS
   if (asked === undefined) return principal.role === 'admin' ? null : new Date(latest)
   const expiresAt = new Date(asked)
+  // The format admits a leap second (23:59:60), which Date cannot hold.
+  if (Number.isNaN(expiresAt.getTime())) throw invalid('/body/expiresAt', 'must be a time that exists (no leap second)')
   if (expiresAt.getTime() <= Date.now()) throw invalid('/body/expiresAt', 'must be in the future')
   if (principal.role !== 'admin' && expiresAt.getTime() > latest)
     throw invalid('/body/expiresAt', `must be at most ${maxDays} days from now`)
   return expiresAt
+}
+
+/**
+ * When the token stops working, by its owner's role now: an admin may hold a token without expiry
+ * or past the cap, which once demoted lasts no longer than a user's could (counted from creation).
+ */
+function expiryNow(token: { createdAt: Date; expiresAt: Date | null; role: string }, maxDays: number): number {
+  const asked = token.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY
+  return token.role === 'admin' ? asked : Math.min(asked, token.createdAt.getTime() + maxDays * DAY_MS)
 }
 
 export function makeApiTokens({ store, config }: ApiTokensOptions) {
@@ -93,7 +104,7 @@ export function makeApiTokens({ store, config }: ApiTokensOptions) {
       rate.before(key)
       const found = await store.findByHash(key)
       if (!found) throw apiTokenInvalid()
-      if (found.expiresAt !== null && found.expiresAt.getTime() <= Date.now()) throw apiTokenExpired()
+      if (expiryNow(found, config.apiTokenMaxDays) <= Date.now()) throw apiTokenExpired()
       rate.spend(key)
       // Judged by this instance's clock; the write is conditional on the database's (see markUsed).
       if (found.lastUsedAt === null || Date.now() - found.lastUsedAt.getTime() >= LAST_USED_STEP_SECONDS * 1000)

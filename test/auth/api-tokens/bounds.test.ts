@@ -57,6 +57,7 @@ t.test("a user's expiry is capped at API_TOKEN_MAX_DAYS; an admin's is not", asy
   for (const [what, expiresAt, message] of [
     ['past the cap', days(31), 'must be at most 30 days from now'],
     ['in the past', days(-1), 'must be in the future'],
+    ['a leap second, which the format admits', '2027-06-30T23:59:60Z', 'must be a time that exists (no leap second)'],
   ] as const) {
     const refused = await create(app, user, { scopes: ['content:read'], expiresAt })
     t.equal(refused.statusCode, 400, what)
@@ -107,4 +108,36 @@ t.test('an expired token is refused with its own code, and cleaned up a day late
   const result = await app.services.accountCleanup({ batchSize: 100, maxBatches: 5 })
   t.ok(result.apiTokens >= 1, `the clean-up deleted ${result.apiTokens}`)
   t.same(await listed(), [recent.id, live.id].sort(), 'the one expired over a day ago went; the others stay')
+})
+
+t.test("a demoted admin's tokens last no longer than a user's: the cap counts from their creation", async (t) => {
+  const app = await build(t, { API_TOKEN_MAX_DAYS: '30' })
+  const [owner, other] = [await registerAdmin(app), await registerAdmin(app)]
+  const [endless, farOff] = [
+    await createApiToken(app, owner, { scopes: ['account:read'] }),
+    await createApiToken(app, owner, {
+      scopes: ['account:read'],
+      expiresAt: new Date(Date.now() + 1000 * DAY).toISOString(),
+    }),
+  ]
+  const made = (id: string, agoDays: number) =>
+    app.services.database.prisma.apiToken.update({
+      where: { id },
+      data: { createdAt: new Date(Date.now() - agoDays * DAY) },
+    })
+  await made(endless.id, 31)
+  await made(farOff.id, 29)
+  const me = (token: { auth: Record<string, string> }) => app.inject({ method: 'GET', url: '/me', headers: token.auth })
+  t.equal((await me(endless)).statusCode, 200, 'while the owner is an admin, its token made 31 days ago works')
+  const demoted = await app.inject({
+    method: 'PATCH',
+    url: `/users/${owner.id}`,
+    headers: other.auth,
+    payload: { role: 'user' },
+  })
+  t.equal(demoted.statusCode, 200)
+  const refused = await me(endless)
+  t.equal(refused.statusCode, 401, 'once demoted, past the 30 days a user could have: expired')
+  t.equal(refused.json().error.code, 'API_TOKEN_EXPIRED')
+  t.equal((await me(farOff)).statusCode, 200, 'one made 29 days ago works, for a day more')
 })

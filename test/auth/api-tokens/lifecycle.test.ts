@@ -112,6 +112,15 @@ t.test('create → use → list without the secret → revoke → refused everyw
     t.equal(user.statusCode, 403, 'a user may not')
   })
 
+  // RFC 6750 §2.3's way, which the service does not take: refused, and not logged as it came.
+  const inQuery = await one.inject({ method: 'GET', url: `/me?access_token=${data.token}` })
+  t.equal(inQuery.statusCode, 401, 'a token in the query is not taken')
+  const fromMail = await one.inject({ method: 'GET', url: `/password-reset/confirm?token=secret-${data.token}` })
+  t.equal(fromMail.statusCode, 405, "a mailed link's token opened by GET")
+  t.notOk(
+    lines.some((line) => line.includes('secret-')),
+    "nor the token of a mailed link, when one is opened by GET (the access log's url has it cut out)",
+  )
   t.ok(lines.length > 20, `${lines.length} log lines written`)
   t.notOk(
     lines.some((line) => line.includes(data.token.slice(5))),
