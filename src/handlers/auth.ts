@@ -3,26 +3,31 @@ import { sessionOf } from '../auth/principal.ts'
 import { success } from '../http/envelope.ts'
 import { signInClient } from '../http/sign-in-client.ts'
 import type { OperationHandler } from '../http/operations.ts'
+import { NO_STORE } from '../http/headers/caching.ts'
 
 export const register: OperationHandler<'register'> = async (request, reply) => {
   const { auth, loginLimits } = request.server.services
   await loginLimits.beforeRegister(request)
   const pair = await auth.register(request.body, signInClient(request))
-  reply.code(201)
+  reply.code(201).header('cache-control', NO_STORE)
   return success(request, pair)
 }
 
-export const login: OperationHandler<'login'> = async (request) => {
+export const login: OperationHandler<'login'> = async (request, reply) => {
   const { auth, loginLimits } = request.server.services
   await loginLimits.beforeLogin(request)
   const pair = await auth.login(request.body, signInClient(request))
   if (pair === null) throw auth.invalidCredentials()
   await loginLimits.loginSucceeded(request)
+  reply.header('cache-control', NO_STORE)
   return success(request, pair)
 }
 
-export const refreshSession: OperationHandler<'refreshSession'> = async (request) =>
-  success(request, await request.server.services.auth.refresh(request.body.refreshToken))
+export const refreshSession: OperationHandler<'refreshSession'> = async (request, reply) => {
+  const pair = await request.server.services.auth.refresh(request.body.refreshToken)
+  reply.header('cache-control', NO_STORE)
+  return success(request, pair)
+}
 
 export const logout: OperationHandler<'logout'> = async (request, reply) => {
   await request.server.services.auth.logout(sessionOf(request.principal!), request.body?.allSessions ?? false)

@@ -4,6 +4,7 @@
 import { sessionOf } from '../auth/principal.ts'
 import { page, success } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
+import { NO_STORE } from '../http/headers/caching.ts'
 
 export const listApiTokens: OperationHandler<'listApiTokens'> = async (request) => {
   const { tokens, page: pageMeta } = await request.server.services.apiTokens.listOwn(
@@ -15,7 +16,7 @@ export const listApiTokens: OperationHandler<'listApiTokens'> = async (request) 
 
 export const createApiToken: OperationHandler<'createApiToken'> = async (request, reply) => {
   const created = await request.server.services.apiTokens.create(sessionOf(request.principal!), request.body)
-  reply.code(201)
+  reply.code(201).header('cache-control', NO_STORE)
   return success(request, created)
 }
 

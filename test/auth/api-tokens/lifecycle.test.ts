@@ -112,6 +112,19 @@ t.test('create → use → list without the secret → revoke → refused everyw
     t.equal(user.statusCode, 403, 'a user may not')
   })
 
+  const again = await one.inject({
+    method: 'POST',
+    url: '/me/tokens',
+    headers: owner.auth,
+    payload: { name: 'Kept by no cache', scopes: ['account:read'] },
+  })
+  t.equal(again.headers['cache-control'], 'no-store', 'the answer with the token is kept by no cache')
+  const login = await one.inject({
+    method: 'POST',
+    url: '/login',
+    payload: { email: owner.email, password: owner.password },
+  })
+  t.equal(login.headers['cache-control'], 'no-store', 'nor is a token pair')
   // RFC 6750 §2.3's way, which the service does not take: refused, and not logged as it came.
   const inQuery = await one.inject({ method: 'GET', url: `/me?access_token=${data.token}` })
   t.equal(inQuery.statusCode, 401, 'a token in the query is not taken')
