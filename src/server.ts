@@ -1,8 +1,8 @@
 // Process entry: configuration, then the app (database, migrations, queue), then the public port
 // and the internal listener. SIGTERM/SIGINT drain (readiness fails, the public port goes on serving
-// for DRAIN_PERIOD_MS with Connection: close), then stop taking connections, let requests in flight
-// finish, stop the jobs and the queue, close the database and exit 0, all within
-// SHUTDOWN_TIMEOUT_MS.
+// for DRAIN_PERIOD_MS), then close (src/http/drain.ts: stop taking connections, end each one after
+// its answer, let requests in flight finish), stop the jobs and the queue, close the database and
+// exit 0, all within SHUTDOWN_TIMEOUT_MS.
 import { existsSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -56,7 +56,7 @@ async function shutdown(signal: string) {
   try {
     await sleep(config.drainPeriodMs)
     app.log.info('drain period over: closing the public port')
-    await closeGently(app, idleWaitMs(config))
+    await closeGently(app, app.services.drain, idleWaitMs(config))
     await closeInternally(internal)
     process.exit(0)
   } catch (error) {

@@ -18,29 +18,33 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 
 export interface Drain {
+  /** From SIGTERM on: readiness answers 503. */
   readonly draining: boolean
   start(): void
 }
 
-/** Answers end their connection: set once the public port closes. */
-const closingApps = new WeakSet<FastifyInstance>()
+interface Closable {
+  draining: boolean
+  /** From the close on: every answer ends its connection. */
+  closing: boolean
+  start(): void
+}
 
 export function registerDrain(app: FastifyInstance): Drain {
-  let draining = false
-  // One lookup per answer; registered before lingering close, which closes answers with
-  // Connection: close politely when their body has not been read.
-  app.addHook('onSend', (_request, reply, _payload, done) => {
-    if (closingApps.has(app)) reply.header('connection', 'close')
-    done()
-  })
-  return {
-    get draining() {
-      return draining
-    },
+  const drain: Closable = {
+    draining: false,
+    closing: false,
     start() {
-      draining = true
+      this.draining = true
     },
   }
+  // One comparison per answer; registered before lingering close, which closes answers with
+  // Connection: close politely when their body has not been read.
+  app.addHook('onSend', (_request, reply, _payload, done) => {
+    if (drain.closing) reply.header('connection', 'close')
+    done()
+  })
+  return drain
 }
 
 /**
@@ -48,11 +52,11 @@ export function registerDrain(app: FastifyInstance): Drain {
  * idle ones `idleWaitMs` to be closed by their clients, then closes the rest. (Node's own close
  * would close every idle connection at once, those just accepted with a request on its way too.)
  */
-export async function closeGently(app: FastifyInstance, idleWaitMs: number) {
+export async function closeGently(app: FastifyInstance, drain: Drain, idleWaitMs: number) {
   const server = app.server
   const closeIdle = Server.prototype.closeIdleConnections.bind(server)
   server.closeIdleConnections = () => {}
-  closingApps.add(app)
+  ;(drain as Closable).closing = true
   const closing = app.close()
   await Promise.race([closing, sleep(idleWaitMs)])
   closeIdle()
