@@ -9,9 +9,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ListenerConfig } from '../config/listeners.ts'
-import { ApiError } from '../errors/api-error.ts'
 import { sendError } from './errors/error-handler.ts'
-import { shorten } from './errors/shorten.ts'
+import { routeNotFound } from './errors/not-found.ts'
 
 /** The operations' paths served on the internal listener (the spec's getHealth, getLiveness, getMetrics). */
 export const INTERNAL_PATHS: ReadonlySet<string> = new Set(['/health', '/health/live', '/metrics'])
@@ -36,14 +35,10 @@ export function registerListenerRules(
   config: Pick<ListenerConfig, 'internalOnPublicPort' | 'publicDocs'>,
 ) {
   const served = servedOnItsPort(config)
-  const refuse = (request: FastifyRequest) => {
-    const path = request.url.split('?', 1)[0]!
-    return new ApiError(404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${shorten(path, 100)}.`)
-  }
   app.addHook('onRequest', (request, reply, done) => {
     // An unknown path has no route: the not-found handler answers it, on either port, alike.
     const route = request.routeOptions.url
-    if (route !== undefined && !served(request, route)) return sendError(request, reply, refuse(request))
+    if (route !== undefined && !served(request, route)) return sendError(request, reply, routeNotFound(request))
     done()
   })
 }

@@ -28,6 +28,12 @@ function pathTable(extraRoutes: Record<string, string[]>): PathMethods[] {
   }))
 }
 
+/** The answer to a path no operation has (on this port). */
+export function routeNotFound(request: FastifyRequest): ApiError {
+  const path = request.url.split('?', 1)[0]!
+  return new ApiError(404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${shorten(path, 100)}.`)
+}
+
 /**
  * `servedHere` says whether a path of the table is served on the port the request came in on: one
  * that is not is answered 404 like an unknown path, not 405, so the public port does not tell
@@ -53,10 +59,6 @@ export function installNotFoundHandler(
         }),
       )
     }
-    return sendError(
-      request,
-      reply,
-      new ApiError(404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${shorten(path, 100)}.`),
-    )
+    return sendError(request, reply, routeNotFound(request))
   })
 }
