@@ -38,7 +38,7 @@ export const getImage: OperationHandler<'getImage'> = async (request, reply) => 
     return undefined
   }
   const image = await thumbnails.findImage(key)
-  if (!image) throw notFound('IMAGE_NOT_FOUND', 'Image')
+  if (!image?.data) throw notFound('IMAGE_NOT_FOUND', 'Image')
   // The bytes are our own WebP encoding; nosniff keeps browsers from reading them as anything else.
   reply.headers({
     etag,

@@ -42,7 +42,7 @@ export function makeImageStore(prisma: PrismaClient) {
     exists: async (key: string) => (await prisma.image.findUnique({ where: { key }, select: { key: true } })) !== null,
 
     /**
-     * Deletes every image no thumbnail uses; returns how many. Rows another transaction holds
+     * Deletes every image no thumbnail and no media item uses; returns how many. Rows another transaction holds
      * (an upload reusing them) are skipped and left for a later sweep, and the foreign key
      * (ON DELETE RESTRICT) refuses the delete of an image a commit made used meanwhile.
      */
@@ -53,6 +53,7 @@ export function makeImageStore(prisma: PrismaClient) {
           delete from images where key in (
             select i.key from images i
             where not exists (select 1 from post_thumbnails t where t.image_key = i.key)
+              and not exists (select 1 from media_renditions m where m.image_key = i.key)
             limit ${SWEEP_BATCH}
             for update skip locked)`
         total += deleted

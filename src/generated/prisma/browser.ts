@@ -76,9 +76,27 @@ export type Comment = Prisma.CommentModel
 /**
  * Model Image
  * Image bytes, content-addressed: `key` is derived from the bytes, so a URL never changes meaning.
- * Kept in the database so every instance serves what any instance stored.
+ * Every stored image has its row, wherever its bytes are: in `data` (`location` database), or in
+ * the object store under the key (`location` s3, `data` null; src/storage). The row is the index
+ * the orphan sweep and `npm run media:migrate` walk, and what every instance serves from.
  */
 export type Image = Prisma.ImageModel
+/**
+ * Model Media
+ * An image of a user's media library (uploadMedia): its renditions are images rows, shared by
+ * content with any other use. Goes with its owner by cascade.
+ */
+export type Media = Prisma.MediaModel
+/**
+ * Model MediaRendition
+ * One rendition of a media item, one per produced width.
+ */
+export type MediaRendition = Prisma.MediaRenditionModel
+/**
+ * Model PostMedia
+ * A media item a post's html shows; written with the html, in the post write's transaction.
+ */
+export type PostMedia = Prisma.PostMediaModel
 /**
  * Model PostThumbnail
  * One rendition of a post's thumbnail; a post has one per produced width.

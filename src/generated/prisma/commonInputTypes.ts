@@ -280,21 +280,38 @@ export type IntWithAggregatesFilter<$PrismaModel = never> = {
   _max?: Prisma.NestedIntFilter<$PrismaModel>
 }
 
-export type BytesFilter<$PrismaModel = never> = {
-  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel>
-  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
-  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
-  not?: Prisma.NestedBytesFilter<$PrismaModel> | runtime.Bytes
+export type BytesNullableFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel> | null
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedBytesNullableFilter<$PrismaModel> | runtime.Bytes | null
 }
 
-export type BytesWithAggregatesFilter<$PrismaModel = never> = {
-  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel>
-  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
-  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
-  not?: Prisma.NestedBytesWithAggregatesFilter<$PrismaModel> | runtime.Bytes
+export type EnumImageLocationFilter<$PrismaModel = never> = {
+  equals?: $Enums.ImageLocation | Prisma.EnumImageLocationFieldRefInput<$PrismaModel>
+  in?: $Enums.ImageLocation[] | Prisma.ListEnumImageLocationFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ImageLocation[] | Prisma.ListEnumImageLocationFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumImageLocationFilter<$PrismaModel> | $Enums.ImageLocation
+}
+
+export type BytesNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel> | null
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedBytesNullableWithAggregatesFilter<$PrismaModel> | runtime.Bytes | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedBytesNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedBytesNullableFilter<$PrismaModel>
+}
+
+export type EnumImageLocationWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ImageLocation | Prisma.EnumImageLocationFieldRefInput<$PrismaModel>
+  in?: $Enums.ImageLocation[] | Prisma.ListEnumImageLocationFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ImageLocation[] | Prisma.ListEnumImageLocationFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumImageLocationWithAggregatesFilter<$PrismaModel> | $Enums.ImageLocation
   _count?: Prisma.NestedIntFilter<$PrismaModel>
-  _min?: Prisma.NestedBytesFilter<$PrismaModel>
-  _max?: Prisma.NestedBytesFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumImageLocationFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumImageLocationFilter<$PrismaModel>
 }
 
 export type BigIntFilter<$PrismaModel = never> = {
@@ -643,21 +660,38 @@ export type NestedFloatFilter<$PrismaModel = never> = {
   not?: Prisma.NestedFloatFilter<$PrismaModel> | number
 }
 
-export type NestedBytesFilter<$PrismaModel = never> = {
-  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel>
-  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
-  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
-  not?: Prisma.NestedBytesFilter<$PrismaModel> | runtime.Bytes
+export type NestedBytesNullableFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel> | null
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedBytesNullableFilter<$PrismaModel> | runtime.Bytes | null
 }
 
-export type NestedBytesWithAggregatesFilter<$PrismaModel = never> = {
-  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel>
-  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
-  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
-  not?: Prisma.NestedBytesWithAggregatesFilter<$PrismaModel> | runtime.Bytes
+export type NestedEnumImageLocationFilter<$PrismaModel = never> = {
+  equals?: $Enums.ImageLocation | Prisma.EnumImageLocationFieldRefInput<$PrismaModel>
+  in?: $Enums.ImageLocation[] | Prisma.ListEnumImageLocationFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ImageLocation[] | Prisma.ListEnumImageLocationFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumImageLocationFilter<$PrismaModel> | $Enums.ImageLocation
+}
+
+export type NestedBytesNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel> | null
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedBytesNullableWithAggregatesFilter<$PrismaModel> | runtime.Bytes | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedBytesNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedBytesNullableFilter<$PrismaModel>
+}
+
+export type NestedEnumImageLocationWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ImageLocation | Prisma.EnumImageLocationFieldRefInput<$PrismaModel>
+  in?: $Enums.ImageLocation[] | Prisma.ListEnumImageLocationFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ImageLocation[] | Prisma.ListEnumImageLocationFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumImageLocationWithAggregatesFilter<$PrismaModel> | $Enums.ImageLocation
   _count?: Prisma.NestedIntFilter<$PrismaModel>
-  _min?: Prisma.NestedBytesFilter<$PrismaModel>
-  _max?: Prisma.NestedBytesFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumImageLocationFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumImageLocationFilter<$PrismaModel>
 }
 
 export type NestedBigIntFilter<$PrismaModel = never> = {

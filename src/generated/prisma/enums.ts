@@ -34,6 +34,14 @@ export const AccountTokenPurpose = {
 export type AccountTokenPurpose = (typeof AccountTokenPurpose)[keyof typeof AccountTokenPurpose]
 
 
+export const ImageLocation = {
+  database: 'database',
+  s3: 's3'
+} as const
+
+export type ImageLocation = (typeof ImageLocation)[keyof typeof ImageLocation]
+
+
 export const WebhookOutcome = {
   delivered: 'delivered',
   failed: 'failed',

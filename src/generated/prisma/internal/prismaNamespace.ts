@@ -408,6 +408,9 @@ export const ModelName = {
   PostCategory: 'PostCategory',
   Comment: 'Comment',
   Image: 'Image',
+  Media: 'Media',
+  MediaRendition: 'MediaRendition',
+  PostMedia: 'PostMedia',
   PostThumbnail: 'PostThumbnail',
   PostSlug: 'PostSlug',
   RateLimitCounter: 'RateLimitCounter',
@@ -431,7 +434,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "apiToken" | "accountToken" | "session" | "refreshToken" | "category" | "post" | "postHtmlPending" | "postCategory" | "comment" | "image" | "postThumbnail" | "postSlug" | "rateLimitCounter" | "adminGrant" | "listGeneration" | "webhookEndpoint" | "webhookEvent" | "webhookAttempt"
+    modelProps: "user" | "apiToken" | "accountToken" | "session" | "refreshToken" | "category" | "post" | "postHtmlPending" | "postCategory" | "comment" | "image" | "media" | "mediaRendition" | "postMedia" | "postThumbnail" | "postSlug" | "rateLimitCounter" | "adminGrant" | "listGeneration" | "webhookEndpoint" | "webhookEvent" | "webhookAttempt"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1249,6 +1252,228 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Media: {
+      payload: Prisma.$MediaPayload<ExtArgs>
+      fields: Prisma.MediaFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.MediaFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.MediaFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>
+        }
+        findFirst: {
+          args: Prisma.MediaFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.MediaFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>
+        }
+        findMany: {
+          args: Prisma.MediaFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>[]
+        }
+        create: {
+          args: Prisma.MediaCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>
+        }
+        createMany: {
+          args: Prisma.MediaCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.MediaCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>[]
+        }
+        delete: {
+          args: Prisma.MediaDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>
+        }
+        update: {
+          args: Prisma.MediaUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>
+        }
+        deleteMany: {
+          args: Prisma.MediaDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.MediaUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.MediaUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>[]
+        }
+        upsert: {
+          args: Prisma.MediaUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>
+        }
+        aggregate: {
+          args: Prisma.MediaAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateMedia>
+        }
+        groupBy: {
+          args: Prisma.MediaGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MediaGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.MediaCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MediaCountAggregateOutputType> | number
+        }
+      }
+    }
+    MediaRendition: {
+      payload: Prisma.$MediaRenditionPayload<ExtArgs>
+      fields: Prisma.MediaRenditionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.MediaRenditionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.MediaRenditionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>
+        }
+        findFirst: {
+          args: Prisma.MediaRenditionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.MediaRenditionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>
+        }
+        findMany: {
+          args: Prisma.MediaRenditionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>[]
+        }
+        create: {
+          args: Prisma.MediaRenditionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>
+        }
+        createMany: {
+          args: Prisma.MediaRenditionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.MediaRenditionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>[]
+        }
+        delete: {
+          args: Prisma.MediaRenditionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>
+        }
+        update: {
+          args: Prisma.MediaRenditionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>
+        }
+        deleteMany: {
+          args: Prisma.MediaRenditionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.MediaRenditionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.MediaRenditionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>[]
+        }
+        upsert: {
+          args: Prisma.MediaRenditionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>
+        }
+        aggregate: {
+          args: Prisma.MediaRenditionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateMediaRendition>
+        }
+        groupBy: {
+          args: Prisma.MediaRenditionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MediaRenditionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.MediaRenditionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MediaRenditionCountAggregateOutputType> | number
+        }
+      }
+    }
+    PostMedia: {
+      payload: Prisma.$PostMediaPayload<ExtArgs>
+      fields: Prisma.PostMediaFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PostMediaFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostMediaPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PostMediaFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostMediaPayload>
+        }
+        findFirst: {
+          args: Prisma.PostMediaFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostMediaPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PostMediaFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostMediaPayload>
+        }
+        findMany: {
+          args: Prisma.PostMediaFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostMediaPayload>[]
+        }
+        create: {
+          args: Prisma.PostMediaCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostMediaPayload>
+        }
+        createMany: {
+          args: Prisma.PostMediaCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PostMediaCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostMediaPayload>[]
+        }
+        delete: {
+          args: Prisma.PostMediaDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostMediaPayload>
+        }
+        update: {
+          args: Prisma.PostMediaUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostMediaPayload>
+        }
+        deleteMany: {
+          args: Prisma.PostMediaDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PostMediaUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PostMediaUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostMediaPayload>[]
+        }
+        upsert: {
+          args: Prisma.PostMediaUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostMediaPayload>
+        }
+        aggregate: {
+          args: Prisma.PostMediaAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePostMedia>
+        }
+        groupBy: {
+          args: Prisma.PostMediaGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PostMediaGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PostMediaCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PostMediaCountAggregateOutputType> | number
+        }
+      }
+    }
     PostThumbnail: {
       payload: Prisma.$PostThumbnailPayload<ExtArgs>
       fields: Prisma.PostThumbnailFieldRefs
@@ -2015,10 +2240,41 @@ export const ImageScalarFieldEnum = {
   height: 'height',
   byteSize: 'byteSize',
   data: 'data',
+  location: 'location',
   createdAt: 'createdAt'
 } as const
 
 export type ImageScalarFieldEnum = (typeof ImageScalarFieldEnum)[keyof typeof ImageScalarFieldEnum]
+
+
+export const MediaScalarFieldEnum = {
+  id: 'id',
+  ownerId: 'ownerId',
+  alt: 'alt',
+  width: 'width',
+  height: 'height',
+  byteSize: 'byteSize',
+  createdAt: 'createdAt'
+} as const
+
+export type MediaScalarFieldEnum = (typeof MediaScalarFieldEnum)[keyof typeof MediaScalarFieldEnum]
+
+
+export const MediaRenditionScalarFieldEnum = {
+  mediaId: 'mediaId',
+  imageKey: 'imageKey',
+  width: 'width'
+} as const
+
+export type MediaRenditionScalarFieldEnum = (typeof MediaRenditionScalarFieldEnum)[keyof typeof MediaRenditionScalarFieldEnum]
+
+
+export const PostMediaScalarFieldEnum = {
+  postId: 'postId',
+  mediaId: 'mediaId'
+} as const
+
+export type PostMediaScalarFieldEnum = (typeof PostMediaScalarFieldEnum)[keyof typeof PostMediaScalarFieldEnum]
 
 
 export const PostThumbnailScalarFieldEnum = {
@@ -2243,6 +2499,20 @@ export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaMode
 
 
 /**
+ * Reference to a field of type 'ImageLocation'
+ */
+export type EnumImageLocationFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ImageLocation'>
+    
+
+
+/**
+ * Reference to a field of type 'ImageLocation[]'
+ */
+export type ListEnumImageLocationFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ImageLocation[]'>
+    
+
+
+/**
  * Reference to a field of type 'BigInt'
  */
 export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
@@ -2445,6 +2715,9 @@ export type GlobalOmitConfig = {
   postCategory?: Prisma.PostCategoryOmit
   comment?: Prisma.CommentOmit
   image?: Prisma.ImageOmit
+  media?: Prisma.MediaOmit
+  mediaRendition?: Prisma.MediaRenditionOmit
+  postMedia?: Prisma.PostMediaOmit
   postThumbnail?: Prisma.PostThumbnailOmit
   postSlug?: Prisma.PostSlugOmit
   rateLimitCounter?: Prisma.RateLimitCounterOmit

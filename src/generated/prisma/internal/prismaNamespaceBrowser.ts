@@ -62,6 +62,9 @@ export const ModelName = {
   PostCategory: 'PostCategory',
   Comment: 'Comment',
   Image: 'Image',
+  Media: 'Media',
+  MediaRendition: 'MediaRendition',
+  PostMedia: 'PostMedia',
   PostThumbnail: 'PostThumbnail',
   PostSlug: 'PostSlug',
   RateLimitCounter: 'RateLimitCounter',
@@ -223,10 +226,41 @@ export const ImageScalarFieldEnum = {
   height: 'height',
   byteSize: 'byteSize',
   data: 'data',
+  location: 'location',
   createdAt: 'createdAt'
 } as const
 
 export type ImageScalarFieldEnum = (typeof ImageScalarFieldEnum)[keyof typeof ImageScalarFieldEnum]
+
+
+export const MediaScalarFieldEnum = {
+  id: 'id',
+  ownerId: 'ownerId',
+  alt: 'alt',
+  width: 'width',
+  height: 'height',
+  byteSize: 'byteSize',
+  createdAt: 'createdAt'
+} as const
+
+export type MediaScalarFieldEnum = (typeof MediaScalarFieldEnum)[keyof typeof MediaScalarFieldEnum]
+
+
+export const MediaRenditionScalarFieldEnum = {
+  mediaId: 'mediaId',
+  imageKey: 'imageKey',
+  width: 'width'
+} as const
+
+export type MediaRenditionScalarFieldEnum = (typeof MediaRenditionScalarFieldEnum)[keyof typeof MediaRenditionScalarFieldEnum]
+
+
+export const PostMediaScalarFieldEnum = {
+  postId: 'postId',
+  mediaId: 'mediaId'
+} as const
+
+export type PostMediaScalarFieldEnum = (typeof PostMediaScalarFieldEnum)[keyof typeof PostMediaScalarFieldEnum]
 
 
 export const PostThumbnailScalarFieldEnum = {

@@ -15,7 +15,9 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
 /**
  * Model Image
  * Image bytes, content-addressed: `key` is derived from the bytes, so a URL never changes meaning.
- * Kept in the database so every instance serves what any instance stored.
+ * Every stored image has its row, wherever its bytes are: in `data` (`location` database), or in
+ * the object store under the key (`location` s3, `data` null; src/storage). The row is the index
+ * the orphan sweep and `npm run media:migrate` walk, and what every instance serves from.
  */
 export type ImageModel = runtime.Types.Result.DefaultSelection<Prisma.$ImagePayload>
 
@@ -46,6 +48,7 @@ export type ImageMinAggregateOutputType = {
   height: number | null
   byteSize: number | null
   data: runtime.Bytes | null
+  location: $Enums.ImageLocation | null
   createdAt: Date | null
 }
 
@@ -56,6 +59,7 @@ export type ImageMaxAggregateOutputType = {
   height: number | null
   byteSize: number | null
   data: runtime.Bytes | null
+  location: $Enums.ImageLocation | null
   createdAt: Date | null
 }
 
@@ -66,6 +70,7 @@ export type ImageCountAggregateOutputType = {
   height: number
   byteSize: number
   data: number
+  location: number
   createdAt: number
   _all: number
 }
@@ -90,6 +95,7 @@ export type ImageMinAggregateInputType = {
   height?: true
   byteSize?: true
   data?: true
+  location?: true
   createdAt?: true
 }
 
@@ -100,6 +106,7 @@ export type ImageMaxAggregateInputType = {
   height?: true
   byteSize?: true
   data?: true
+  location?: true
   createdAt?: true
 }
 
@@ -110,6 +117,7 @@ export type ImageCountAggregateInputType = {
   height?: true
   byteSize?: true
   data?: true
+  location?: true
   createdAt?: true
   _all?: true
 }
@@ -206,7 +214,8 @@ export type ImageGroupByOutputType = {
   width: number
   height: number
   byteSize: number
-  data: runtime.Bytes
+  data: runtime.Bytes | null
+  location: $Enums.ImageLocation
   createdAt: Date
   _count: ImageCountAggregateOutputType | null
   _avg: ImageAvgAggregateOutputType | null
@@ -239,9 +248,11 @@ export type ImageWhereInput = {
   width?: Prisma.IntFilter<"Image"> | number
   height?: Prisma.IntFilter<"Image"> | number
   byteSize?: Prisma.IntFilter<"Image"> | number
-  data?: Prisma.BytesFilter<"Image"> | runtime.Bytes
+  data?: Prisma.BytesNullableFilter<"Image"> | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationFilter<"Image"> | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeFilter<"Image"> | Date | string
   usedBy?: Prisma.PostThumbnailListRelationFilter
+  usedByMedia?: Prisma.MediaRenditionListRelationFilter
 }
 
 export type ImageOrderByWithRelationInput = {
@@ -250,9 +261,11 @@ export type ImageOrderByWithRelationInput = {
   width?: Prisma.SortOrder
   height?: Prisma.SortOrder
   byteSize?: Prisma.SortOrder
-  data?: Prisma.SortOrder
+  data?: Prisma.SortOrderInput | Prisma.SortOrder
+  location?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   usedBy?: Prisma.PostThumbnailOrderByRelationAggregateInput
+  usedByMedia?: Prisma.MediaRenditionOrderByRelationAggregateInput
 }
 
 export type ImageWhereUniqueInput = Prisma.AtLeast<{
@@ -264,9 +277,11 @@ export type ImageWhereUniqueInput = Prisma.AtLeast<{
   width?: Prisma.IntFilter<"Image"> | number
   height?: Prisma.IntFilter<"Image"> | number
   byteSize?: Prisma.IntFilter<"Image"> | number
-  data?: Prisma.BytesFilter<"Image"> | runtime.Bytes
+  data?: Prisma.BytesNullableFilter<"Image"> | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationFilter<"Image"> | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeFilter<"Image"> | Date | string
   usedBy?: Prisma.PostThumbnailListRelationFilter
+  usedByMedia?: Prisma.MediaRenditionListRelationFilter
 }, "key">
 
 export type ImageOrderByWithAggregationInput = {
@@ -275,7 +290,8 @@ export type ImageOrderByWithAggregationInput = {
   width?: Prisma.SortOrder
   height?: Prisma.SortOrder
   byteSize?: Prisma.SortOrder
-  data?: Prisma.SortOrder
+  data?: Prisma.SortOrderInput | Prisma.SortOrder
+  location?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   _count?: Prisma.ImageCountOrderByAggregateInput
   _avg?: Prisma.ImageAvgOrderByAggregateInput
@@ -293,7 +309,8 @@ export type ImageScalarWhereWithAggregatesInput = {
   width?: Prisma.IntWithAggregatesFilter<"Image"> | number
   height?: Prisma.IntWithAggregatesFilter<"Image"> | number
   byteSize?: Prisma.IntWithAggregatesFilter<"Image"> | number
-  data?: Prisma.BytesWithAggregatesFilter<"Image"> | runtime.Bytes
+  data?: Prisma.BytesNullableWithAggregatesFilter<"Image"> | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationWithAggregatesFilter<"Image"> | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Image"> | Date | string
 }
 
@@ -303,9 +320,11 @@ export type ImageCreateInput = {
   width: number
   height: number
   byteSize: number
-  data: runtime.Bytes
+  data?: runtime.Bytes | null
+  location?: $Enums.ImageLocation
   createdAt?: Date | string
   usedBy?: Prisma.PostThumbnailCreateNestedManyWithoutImageInput
+  usedByMedia?: Prisma.MediaRenditionCreateNestedManyWithoutImageInput
 }
 
 export type ImageUncheckedCreateInput = {
@@ -314,9 +333,11 @@ export type ImageUncheckedCreateInput = {
   width: number
   height: number
   byteSize: number
-  data: runtime.Bytes
+  data?: runtime.Bytes | null
+  location?: $Enums.ImageLocation
   createdAt?: Date | string
   usedBy?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutImageInput
+  usedByMedia?: Prisma.MediaRenditionUncheckedCreateNestedManyWithoutImageInput
 }
 
 export type ImageUpdateInput = {
@@ -325,9 +346,11 @@ export type ImageUpdateInput = {
   width?: Prisma.IntFieldUpdateOperationsInput | number
   height?: Prisma.IntFieldUpdateOperationsInput | number
   byteSize?: Prisma.IntFieldUpdateOperationsInput | number
-  data?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  data?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usedBy?: Prisma.PostThumbnailUpdateManyWithoutImageNestedInput
+  usedByMedia?: Prisma.MediaRenditionUpdateManyWithoutImageNestedInput
 }
 
 export type ImageUncheckedUpdateInput = {
@@ -336,9 +359,11 @@ export type ImageUncheckedUpdateInput = {
   width?: Prisma.IntFieldUpdateOperationsInput | number
   height?: Prisma.IntFieldUpdateOperationsInput | number
   byteSize?: Prisma.IntFieldUpdateOperationsInput | number
-  data?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  data?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usedBy?: Prisma.PostThumbnailUncheckedUpdateManyWithoutImageNestedInput
+  usedByMedia?: Prisma.MediaRenditionUncheckedUpdateManyWithoutImageNestedInput
 }
 
 export type ImageCreateManyInput = {
@@ -347,7 +372,8 @@ export type ImageCreateManyInput = {
   width: number
   height: number
   byteSize: number
-  data: runtime.Bytes
+  data?: runtime.Bytes | null
+  location?: $Enums.ImageLocation
   createdAt?: Date | string
 }
 
@@ -357,7 +383,8 @@ export type ImageUpdateManyMutationInput = {
   width?: Prisma.IntFieldUpdateOperationsInput | number
   height?: Prisma.IntFieldUpdateOperationsInput | number
   byteSize?: Prisma.IntFieldUpdateOperationsInput | number
-  data?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  data?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -367,7 +394,8 @@ export type ImageUncheckedUpdateManyInput = {
   width?: Prisma.IntFieldUpdateOperationsInput | number
   height?: Prisma.IntFieldUpdateOperationsInput | number
   byteSize?: Prisma.IntFieldUpdateOperationsInput | number
-  data?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  data?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -378,6 +406,7 @@ export type ImageCountOrderByAggregateInput = {
   height?: Prisma.SortOrder
   byteSize?: Prisma.SortOrder
   data?: Prisma.SortOrder
+  location?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -394,6 +423,7 @@ export type ImageMaxOrderByAggregateInput = {
   height?: Prisma.SortOrder
   byteSize?: Prisma.SortOrder
   data?: Prisma.SortOrder
+  location?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -404,6 +434,7 @@ export type ImageMinOrderByAggregateInput = {
   height?: Prisma.SortOrder
   byteSize?: Prisma.SortOrder
   data?: Prisma.SortOrder
+  location?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -418,8 +449,26 @@ export type ImageScalarRelationFilter = {
   isNot?: Prisma.ImageWhereInput
 }
 
-export type BytesFieldUpdateOperationsInput = {
-  set?: runtime.Bytes
+export type NullableBytesFieldUpdateOperationsInput = {
+  set?: runtime.Bytes | null
+}
+
+export type EnumImageLocationFieldUpdateOperationsInput = {
+  set?: $Enums.ImageLocation
+}
+
+export type ImageCreateNestedOneWithoutUsedByMediaInput = {
+  create?: Prisma.XOR<Prisma.ImageCreateWithoutUsedByMediaInput, Prisma.ImageUncheckedCreateWithoutUsedByMediaInput>
+  connectOrCreate?: Prisma.ImageCreateOrConnectWithoutUsedByMediaInput
+  connect?: Prisma.ImageWhereUniqueInput
+}
+
+export type ImageUpdateOneRequiredWithoutUsedByMediaNestedInput = {
+  create?: Prisma.XOR<Prisma.ImageCreateWithoutUsedByMediaInput, Prisma.ImageUncheckedCreateWithoutUsedByMediaInput>
+  connectOrCreate?: Prisma.ImageCreateOrConnectWithoutUsedByMediaInput
+  upsert?: Prisma.ImageUpsertWithoutUsedByMediaInput
+  connect?: Prisma.ImageWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ImageUpdateToOneWithWhereWithoutUsedByMediaInput, Prisma.ImageUpdateWithoutUsedByMediaInput>, Prisma.ImageUncheckedUpdateWithoutUsedByMediaInput>
 }
 
 export type ImageCreateNestedOneWithoutUsedByInput = {
@@ -436,14 +485,80 @@ export type ImageUpdateOneRequiredWithoutUsedByNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.ImageUpdateToOneWithWhereWithoutUsedByInput, Prisma.ImageUpdateWithoutUsedByInput>, Prisma.ImageUncheckedUpdateWithoutUsedByInput>
 }
 
+export type ImageCreateWithoutUsedByMediaInput = {
+  key: string
+  contentType: string
+  width: number
+  height: number
+  byteSize: number
+  data?: runtime.Bytes | null
+  location?: $Enums.ImageLocation
+  createdAt?: Date | string
+  usedBy?: Prisma.PostThumbnailCreateNestedManyWithoutImageInput
+}
+
+export type ImageUncheckedCreateWithoutUsedByMediaInput = {
+  key: string
+  contentType: string
+  width: number
+  height: number
+  byteSize: number
+  data?: runtime.Bytes | null
+  location?: $Enums.ImageLocation
+  createdAt?: Date | string
+  usedBy?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutImageInput
+}
+
+export type ImageCreateOrConnectWithoutUsedByMediaInput = {
+  where: Prisma.ImageWhereUniqueInput
+  create: Prisma.XOR<Prisma.ImageCreateWithoutUsedByMediaInput, Prisma.ImageUncheckedCreateWithoutUsedByMediaInput>
+}
+
+export type ImageUpsertWithoutUsedByMediaInput = {
+  update: Prisma.XOR<Prisma.ImageUpdateWithoutUsedByMediaInput, Prisma.ImageUncheckedUpdateWithoutUsedByMediaInput>
+  create: Prisma.XOR<Prisma.ImageCreateWithoutUsedByMediaInput, Prisma.ImageUncheckedCreateWithoutUsedByMediaInput>
+  where?: Prisma.ImageWhereInput
+}
+
+export type ImageUpdateToOneWithWhereWithoutUsedByMediaInput = {
+  where?: Prisma.ImageWhereInput
+  data: Prisma.XOR<Prisma.ImageUpdateWithoutUsedByMediaInput, Prisma.ImageUncheckedUpdateWithoutUsedByMediaInput>
+}
+
+export type ImageUpdateWithoutUsedByMediaInput = {
+  key?: Prisma.StringFieldUpdateOperationsInput | string
+  contentType?: Prisma.StringFieldUpdateOperationsInput | string
+  width?: Prisma.IntFieldUpdateOperationsInput | number
+  height?: Prisma.IntFieldUpdateOperationsInput | number
+  byteSize?: Prisma.IntFieldUpdateOperationsInput | number
+  data?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  usedBy?: Prisma.PostThumbnailUpdateManyWithoutImageNestedInput
+}
+
+export type ImageUncheckedUpdateWithoutUsedByMediaInput = {
+  key?: Prisma.StringFieldUpdateOperationsInput | string
+  contentType?: Prisma.StringFieldUpdateOperationsInput | string
+  width?: Prisma.IntFieldUpdateOperationsInput | number
+  height?: Prisma.IntFieldUpdateOperationsInput | number
+  byteSize?: Prisma.IntFieldUpdateOperationsInput | number
+  data?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  usedBy?: Prisma.PostThumbnailUncheckedUpdateManyWithoutImageNestedInput
+}
+
 export type ImageCreateWithoutUsedByInput = {
   key: string
   contentType: string
   width: number
   height: number
   byteSize: number
-  data: runtime.Bytes
+  data?: runtime.Bytes | null
+  location?: $Enums.ImageLocation
   createdAt?: Date | string
+  usedByMedia?: Prisma.MediaRenditionCreateNestedManyWithoutImageInput
 }
 
 export type ImageUncheckedCreateWithoutUsedByInput = {
@@ -452,8 +567,10 @@ export type ImageUncheckedCreateWithoutUsedByInput = {
   width: number
   height: number
   byteSize: number
-  data: runtime.Bytes
+  data?: runtime.Bytes | null
+  location?: $Enums.ImageLocation
   createdAt?: Date | string
+  usedByMedia?: Prisma.MediaRenditionUncheckedCreateNestedManyWithoutImageInput
 }
 
 export type ImageCreateOrConnectWithoutUsedByInput = {
@@ -478,8 +595,10 @@ export type ImageUpdateWithoutUsedByInput = {
   width?: Prisma.IntFieldUpdateOperationsInput | number
   height?: Prisma.IntFieldUpdateOperationsInput | number
   byteSize?: Prisma.IntFieldUpdateOperationsInput | number
-  data?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  data?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  usedByMedia?: Prisma.MediaRenditionUpdateManyWithoutImageNestedInput
 }
 
 export type ImageUncheckedUpdateWithoutUsedByInput = {
@@ -488,8 +607,10 @@ export type ImageUncheckedUpdateWithoutUsedByInput = {
   width?: Prisma.IntFieldUpdateOperationsInput | number
   height?: Prisma.IntFieldUpdateOperationsInput | number
   byteSize?: Prisma.IntFieldUpdateOperationsInput | number
-  data?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  data?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  usedByMedia?: Prisma.MediaRenditionUncheckedUpdateManyWithoutImageNestedInput
 }
 
 
@@ -499,10 +620,12 @@ export type ImageUncheckedUpdateWithoutUsedByInput = {
 
 export type ImageCountOutputType = {
   usedBy: number
+  usedByMedia: number
 }
 
 export type ImageCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   usedBy?: boolean | ImageCountOutputTypeCountUsedByArgs
+  usedByMedia?: boolean | ImageCountOutputTypeCountUsedByMediaArgs
 }
 
 /**
@@ -522,6 +645,13 @@ export type ImageCountOutputTypeCountUsedByArgs<ExtArgs extends runtime.Types.Ex
   where?: Prisma.PostThumbnailWhereInput
 }
 
+/**
+ * ImageCountOutputType without action
+ */
+export type ImageCountOutputTypeCountUsedByMediaArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.MediaRenditionWhereInput
+}
+
 
 export type ImageSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   key?: boolean
@@ -530,8 +660,10 @@ export type ImageSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   height?: boolean
   byteSize?: boolean
   data?: boolean
+  location?: boolean
   createdAt?: boolean
   usedBy?: boolean | Prisma.Image$usedByArgs<ExtArgs>
+  usedByMedia?: boolean | Prisma.Image$usedByMediaArgs<ExtArgs>
   _count?: boolean | Prisma.ImageCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["image"]>
 
@@ -542,6 +674,7 @@ export type ImageSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   height?: boolean
   byteSize?: boolean
   data?: boolean
+  location?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["image"]>
 
@@ -552,6 +685,7 @@ export type ImageSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   height?: boolean
   byteSize?: boolean
   data?: boolean
+  location?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["image"]>
 
@@ -562,12 +696,14 @@ export type ImageSelectScalar = {
   height?: boolean
   byteSize?: boolean
   data?: boolean
+  location?: boolean
   createdAt?: boolean
 }
 
-export type ImageOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"key" | "contentType" | "width" | "height" | "byteSize" | "data" | "createdAt", ExtArgs["result"]["image"]>
+export type ImageOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"key" | "contentType" | "width" | "height" | "byteSize" | "data" | "location" | "createdAt", ExtArgs["result"]["image"]>
 export type ImageInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   usedBy?: boolean | Prisma.Image$usedByArgs<ExtArgs>
+  usedByMedia?: boolean | Prisma.Image$usedByMediaArgs<ExtArgs>
   _count?: boolean | Prisma.ImageCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type ImageIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -577,6 +713,7 @@ export type $ImagePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   name: "Image"
   objects: {
     usedBy: Prisma.$PostThumbnailPayload<ExtArgs>[]
+    usedByMedia: Prisma.$MediaRenditionPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     key: string
@@ -584,7 +721,8 @@ export type $ImagePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     width: number
     height: number
     byteSize: number
-    data: runtime.Bytes
+    data: runtime.Bytes | null
+    location: $Enums.ImageLocation
     createdAt: Date
   }, ExtArgs["result"]["image"]>
   composites: {}
@@ -981,6 +1119,7 @@ readonly fields: ImageFieldRefs;
 export interface Prisma__ImageClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
   usedBy<T extends Prisma.Image$usedByArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Image$usedByArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostThumbnailPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  usedByMedia<T extends Prisma.Image$usedByMediaArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Image$usedByMediaArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaRenditionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1016,6 +1155,7 @@ export interface ImageFieldRefs {
   readonly height: Prisma.FieldRef<"Image", 'Int'>
   readonly byteSize: Prisma.FieldRef<"Image", 'Int'>
   readonly data: Prisma.FieldRef<"Image", 'Bytes'>
+  readonly location: Prisma.FieldRef<"Image", 'ImageLocation'>
   readonly createdAt: Prisma.FieldRef<"Image", 'DateTime'>
 }
     
@@ -1431,6 +1571,30 @@ export type Image$usedByArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
   take?: number
   skip?: number
   distinct?: Prisma.PostThumbnailScalarFieldEnum | Prisma.PostThumbnailScalarFieldEnum[]
+}
+
+/**
+ * Image.usedByMedia
+ */
+export type Image$usedByMediaArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the MediaRendition
+   */
+  select?: Prisma.MediaRenditionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the MediaRendition
+   */
+  omit?: Prisma.MediaRenditionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.MediaRenditionInclude<ExtArgs> | null
+  where?: Prisma.MediaRenditionWhereInput
+  orderBy?: Prisma.MediaRenditionOrderByWithRelationInput | Prisma.MediaRenditionOrderByWithRelationInput[]
+  cursor?: Prisma.MediaRenditionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.MediaRenditionScalarFieldEnum | Prisma.MediaRenditionScalarFieldEnum[]
 }
 
 /**

@@ -285,6 +285,7 @@ export type PostWhereInput = {
   categories?: Prisma.PostCategoryListRelationFilter
   comments?: Prisma.CommentListRelationFilter
   thumbnail?: Prisma.PostThumbnailListRelationFilter
+  media?: Prisma.PostMediaListRelationFilter
   htmlPending?: Prisma.XOR<Prisma.PostHtmlPendingNullableScalarRelationFilter, Prisma.PostHtmlPendingWhereInput> | null
 }
 
@@ -307,6 +308,7 @@ export type PostOrderByWithRelationInput = {
   categories?: Prisma.PostCategoryOrderByRelationAggregateInput
   comments?: Prisma.CommentOrderByRelationAggregateInput
   thumbnail?: Prisma.PostThumbnailOrderByRelationAggregateInput
+  media?: Prisma.PostMediaOrderByRelationAggregateInput
   htmlPending?: Prisma.PostHtmlPendingOrderByWithRelationInput
 }
 
@@ -332,6 +334,7 @@ export type PostWhereUniqueInput = Prisma.AtLeast<{
   categories?: Prisma.PostCategoryListRelationFilter
   comments?: Prisma.CommentListRelationFilter
   thumbnail?: Prisma.PostThumbnailListRelationFilter
+  media?: Prisma.PostMediaListRelationFilter
   htmlPending?: Prisma.XOR<Prisma.PostHtmlPendingNullableScalarRelationFilter, Prisma.PostHtmlPendingWhereInput> | null
 }, "id">
 
@@ -393,6 +396,7 @@ export type PostCreateInput = {
   categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
 }
 
@@ -414,6 +418,7 @@ export type PostUncheckedCreateInput = {
   categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
 }
 
@@ -435,6 +440,7 @@ export type PostUpdateInput = {
   categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
 }
 
@@ -456,6 +462,7 @@ export type PostUncheckedUpdateInput = {
   categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
 }
 
@@ -673,6 +680,20 @@ export type PostUpdateOneRequiredWithoutCommentsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.PostUpdateToOneWithWhereWithoutCommentsInput, Prisma.PostUpdateWithoutCommentsInput>, Prisma.PostUncheckedUpdateWithoutCommentsInput>
 }
 
+export type PostCreateNestedOneWithoutMediaInput = {
+  create?: Prisma.XOR<Prisma.PostCreateWithoutMediaInput, Prisma.PostUncheckedCreateWithoutMediaInput>
+  connectOrCreate?: Prisma.PostCreateOrConnectWithoutMediaInput
+  connect?: Prisma.PostWhereUniqueInput
+}
+
+export type PostUpdateOneRequiredWithoutMediaNestedInput = {
+  create?: Prisma.XOR<Prisma.PostCreateWithoutMediaInput, Prisma.PostUncheckedCreateWithoutMediaInput>
+  connectOrCreate?: Prisma.PostCreateOrConnectWithoutMediaInput
+  upsert?: Prisma.PostUpsertWithoutMediaInput
+  connect?: Prisma.PostWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PostUpdateToOneWithWhereWithoutMediaInput, Prisma.PostUpdateWithoutMediaInput>, Prisma.PostUncheckedUpdateWithoutMediaInput>
+}
+
 export type PostCreateNestedOneWithoutThumbnailInput = {
   create?: Prisma.XOR<Prisma.PostCreateWithoutThumbnailInput, Prisma.PostUncheckedCreateWithoutThumbnailInput>
   connectOrCreate?: Prisma.PostCreateOrConnectWithoutThumbnailInput
@@ -718,6 +739,7 @@ export type PostCreateWithoutAuthorInput = {
   categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
 }
 
@@ -738,6 +760,7 @@ export type PostUncheckedCreateWithoutAuthorInput = {
   categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
 }
 
@@ -804,6 +827,7 @@ export type PostCreateWithoutHtmlPendingInput = {
   categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
 }
 
 export type PostUncheckedCreateWithoutHtmlPendingInput = {
@@ -824,6 +848,7 @@ export type PostUncheckedCreateWithoutHtmlPendingInput = {
   categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
 }
 
 export type PostCreateOrConnectWithoutHtmlPendingInput = {
@@ -860,6 +885,7 @@ export type PostUpdateWithoutHtmlPendingInput = {
   categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateWithoutHtmlPendingInput = {
@@ -880,6 +906,7 @@ export type PostUncheckedUpdateWithoutHtmlPendingInput = {
   categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
 }
 
 export type PostCreateWithoutCategoriesInput = {
@@ -899,6 +926,7 @@ export type PostCreateWithoutCategoriesInput = {
   slugs?: Prisma.PostSlugCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
 }
 
@@ -919,6 +947,7 @@ export type PostUncheckedCreateWithoutCategoriesInput = {
   slugs?: Prisma.PostSlugUncheckedCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
 }
 
@@ -955,6 +984,7 @@ export type PostUpdateWithoutCategoriesInput = {
   slugs?: Prisma.PostSlugUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
 }
 
@@ -975,6 +1005,7 @@ export type PostUncheckedUpdateWithoutCategoriesInput = {
   slugs?: Prisma.PostSlugUncheckedUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
 }
 
@@ -995,6 +1026,7 @@ export type PostCreateWithoutCommentsInput = {
   slugs?: Prisma.PostSlugCreateNestedManyWithoutPostInput
   categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
 }
 
@@ -1015,6 +1047,7 @@ export type PostUncheckedCreateWithoutCommentsInput = {
   slugs?: Prisma.PostSlugUncheckedCreateNestedManyWithoutPostInput
   categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
 }
 
@@ -1051,6 +1084,7 @@ export type PostUpdateWithoutCommentsInput = {
   slugs?: Prisma.PostSlugUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
 }
 
@@ -1070,6 +1104,107 @@ export type PostUncheckedUpdateWithoutCommentsInput = {
   slug?: Prisma.StringFieldUpdateOperationsInput | string
   slugs?: Prisma.PostSlugUncheckedUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
+  thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
+}
+
+export type PostCreateWithoutMediaInput = {
+  id?: string
+  title: string
+  body: string
+  html?: string | null
+  excerpt: string
+  status?: $Enums.PostStatus
+  publishedAt?: Date | string | null
+  publishJobId?: string | null
+  commentCount?: number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  slug: string
+  author: Prisma.UserCreateNestedOneWithoutPostsInput
+  slugs?: Prisma.PostSlugCreateNestedManyWithoutPostInput
+  categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
+  comments?: Prisma.CommentCreateNestedManyWithoutPostInput
+  thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
+}
+
+export type PostUncheckedCreateWithoutMediaInput = {
+  id?: string
+  authorId: string
+  title: string
+  body: string
+  html?: string | null
+  excerpt: string
+  status?: $Enums.PostStatus
+  publishedAt?: Date | string | null
+  publishJobId?: string | null
+  commentCount?: number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  slug: string
+  slugs?: Prisma.PostSlugUncheckedCreateNestedManyWithoutPostInput
+  categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
+  comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
+  thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
+}
+
+export type PostCreateOrConnectWithoutMediaInput = {
+  where: Prisma.PostWhereUniqueInput
+  create: Prisma.XOR<Prisma.PostCreateWithoutMediaInput, Prisma.PostUncheckedCreateWithoutMediaInput>
+}
+
+export type PostUpsertWithoutMediaInput = {
+  update: Prisma.XOR<Prisma.PostUpdateWithoutMediaInput, Prisma.PostUncheckedUpdateWithoutMediaInput>
+  create: Prisma.XOR<Prisma.PostCreateWithoutMediaInput, Prisma.PostUncheckedCreateWithoutMediaInput>
+  where?: Prisma.PostWhereInput
+}
+
+export type PostUpdateToOneWithWhereWithoutMediaInput = {
+  where?: Prisma.PostWhereInput
+  data: Prisma.XOR<Prisma.PostUpdateWithoutMediaInput, Prisma.PostUncheckedUpdateWithoutMediaInput>
+}
+
+export type PostUpdateWithoutMediaInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  title?: Prisma.StringFieldUpdateOperationsInput | string
+  body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  excerpt?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
+  publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  author?: Prisma.UserUpdateOneRequiredWithoutPostsNestedInput
+  slugs?: Prisma.PostSlugUpdateManyWithoutPostNestedInput
+  categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
+  comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
+  thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
+}
+
+export type PostUncheckedUpdateWithoutMediaInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  title?: Prisma.StringFieldUpdateOperationsInput | string
+  body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  excerpt?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
+  publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  slugs?: Prisma.PostSlugUncheckedUpdateManyWithoutPostNestedInput
+  categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
+  comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
 }
@@ -1091,6 +1226,7 @@ export type PostCreateWithoutThumbnailInput = {
   slugs?: Prisma.PostSlugCreateNestedManyWithoutPostInput
   categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
 }
 
@@ -1111,6 +1247,7 @@ export type PostUncheckedCreateWithoutThumbnailInput = {
   slugs?: Prisma.PostSlugUncheckedCreateNestedManyWithoutPostInput
   categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
 }
 
@@ -1147,6 +1284,7 @@ export type PostUpdateWithoutThumbnailInput = {
   slugs?: Prisma.PostSlugUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
 }
 
@@ -1167,6 +1305,7 @@ export type PostUncheckedUpdateWithoutThumbnailInput = {
   slugs?: Prisma.PostSlugUncheckedUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
 }
 
@@ -1187,6 +1326,7 @@ export type PostCreateWithoutSlugsInput = {
   categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
 }
 
@@ -1207,6 +1347,7 @@ export type PostUncheckedCreateWithoutSlugsInput = {
   categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
 }
 
@@ -1243,6 +1384,7 @@ export type PostUpdateWithoutSlugsInput = {
   categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
 }
 
@@ -1263,6 +1405,7 @@ export type PostUncheckedUpdateWithoutSlugsInput = {
   categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
 }
 
@@ -1298,6 +1441,7 @@ export type PostUpdateWithoutAuthorInput = {
   categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
 }
 
@@ -1318,6 +1462,7 @@ export type PostUncheckedUpdateWithoutAuthorInput = {
   categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
 }
 
@@ -1346,6 +1491,7 @@ export type PostCountOutputType = {
   categories: number
   comments: number
   thumbnail: number
+  media: number
 }
 
 export type PostCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1353,6 +1499,7 @@ export type PostCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   categories?: boolean | PostCountOutputTypeCountCategoriesArgs
   comments?: boolean | PostCountOutputTypeCountCommentsArgs
   thumbnail?: boolean | PostCountOutputTypeCountThumbnailArgs
+  media?: boolean | PostCountOutputTypeCountMediaArgs
 }
 
 /**
@@ -1393,6 +1540,13 @@ export type PostCountOutputTypeCountThumbnailArgs<ExtArgs extends runtime.Types.
   where?: Prisma.PostThumbnailWhereInput
 }
 
+/**
+ * PostCountOutputType without action
+ */
+export type PostCountOutputTypeCountMediaArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PostMediaWhereInput
+}
+
 
 export type PostSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1413,6 +1567,7 @@ export type PostSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   categories?: boolean | Prisma.Post$categoriesArgs<ExtArgs>
   comments?: boolean | Prisma.Post$commentsArgs<ExtArgs>
   thumbnail?: boolean | Prisma.Post$thumbnailArgs<ExtArgs>
+  media?: boolean | Prisma.Post$mediaArgs<ExtArgs>
   htmlPending?: boolean | Prisma.Post$htmlPendingArgs<ExtArgs>
   _count?: boolean | Prisma.PostCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["post"]>
@@ -1474,6 +1629,7 @@ export type PostInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   categories?: boolean | Prisma.Post$categoriesArgs<ExtArgs>
   comments?: boolean | Prisma.Post$commentsArgs<ExtArgs>
   thumbnail?: boolean | Prisma.Post$thumbnailArgs<ExtArgs>
+  media?: boolean | Prisma.Post$mediaArgs<ExtArgs>
   htmlPending?: boolean | Prisma.Post$htmlPendingArgs<ExtArgs>
   _count?: boolean | Prisma.PostCountOutputTypeDefaultArgs<ExtArgs>
 }
@@ -1492,6 +1648,10 @@ export type $PostPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     categories: Prisma.$PostCategoryPayload<ExtArgs>[]
     comments: Prisma.$CommentPayload<ExtArgs>[]
     thumbnail: Prisma.$PostThumbnailPayload<ExtArgs>[]
+    /**
+     * The author's media items its html shows (src/content/media), written with the html.
+     */
+    media: Prisma.$PostMediaPayload<ExtArgs>[]
     htmlPending: Prisma.$PostHtmlPendingPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
@@ -1918,6 +2078,7 @@ export interface Prisma__PostClient<T, Null = never, ExtArgs extends runtime.Typ
   categories<T extends Prisma.Post$categoriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$categoriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostCategoryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   comments<T extends Prisma.Post$commentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$commentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CommentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   thumbnail<T extends Prisma.Post$thumbnailArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$thumbnailArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostThumbnailPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  media<T extends Prisma.Post$mediaArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$mediaArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostMediaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   htmlPending<T extends Prisma.Post$htmlPendingArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$htmlPendingArgs<ExtArgs>>): Prisma.Prisma__PostHtmlPendingClient<runtime.Types.Result.GetResult<Prisma.$PostHtmlPendingPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
@@ -2455,6 +2616,30 @@ export type Post$thumbnailArgs<ExtArgs extends runtime.Types.Extensions.Internal
   take?: number
   skip?: number
   distinct?: Prisma.PostThumbnailScalarFieldEnum | Prisma.PostThumbnailScalarFieldEnum[]
+}
+
+/**
+ * Post.media
+ */
+export type Post$mediaArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PostMedia
+   */
+  select?: Prisma.PostMediaSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PostMedia
+   */
+  omit?: Prisma.PostMediaOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PostMediaInclude<ExtArgs> | null
+  where?: Prisma.PostMediaWhereInput
+  orderBy?: Prisma.PostMediaOrderByWithRelationInput | Prisma.PostMediaOrderByWithRelationInput[]
+  cursor?: Prisma.PostMediaWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PostMediaScalarFieldEnum | Prisma.PostMediaScalarFieldEnum[]
 }
 
 /**
