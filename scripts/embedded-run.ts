@@ -70,6 +70,9 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
     'test/content/search/search-index-hostile.test.ts',
     'test/content/feed/feed.test.ts',
     'test/content/posts/list-cache/list-cache.test.ts',
+    // Post.mediaIds built in the list SQL (to_json of a uuid array), and post_media's writes.
+    'test/content/media/render.test.ts',
+    'test/content/media/render-edit.test.ts',
   ],
   'every operation': [
     'test/client/comments-categories.test.ts',

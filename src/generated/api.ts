@@ -2079,7 +2079,21 @@ export interface components {
              *     - every link has `rel="nofollow ugc noopener"`.
              *
              *     Images are kept: a reader's browser fetches them from wherever the author points
-             *     (a front end that minds can proxy or drop `img`). A body whose HTML would weigh more
+             *     (a front end that minds can proxy or drop `img`).
+             *
+             *     An image whose URL is the `url` of one of the author's media items (as `uploadMedia`
+             *     answers it, or the `url` of any of its renditions: `<PUBLIC_URL's path>/images/<key>`,
+             *     or `<MEDIA_PUBLIC_BASE_URL>/<key>` where the service sets that) renders responsive:
+             *     `<img src="<largest rendition>" srcset="<url> 320w, <url> 640w, …" sizes="(max-width:
+             *     <W>px) 100vw, <W>px" width="<W>" height="<H>" alt="…" loading="lazy"
+             *     decoding="async">`, with every rendition in `srcset` (narrowest first), `W`×`H` the
+             *     largest rendition's size, `alt` the Markdown's alt text or, when that is empty, the
+             *     item's `alt` (empty when it has none), and `title` when the Markdown gives one. These
+             *     attributes appear on `img` only there, with only those values. Any other image (a
+             *     foreign URL, an unknown key, another user's media item, a URL spelled otherwise, and
+             *     any past the first 100 distinct media URLs in the body) renders as a plain `img`
+             *     (`src`, `alt`, `title`), as before. The HTML is rendered when the body is written: a
+             *     media item's later `alt` change shows after the body's next edit. A body whose HTML would weigh more
              *     than 1 000 000 bytes in UTF-8 (so at most 1 000 000 characters) is refused (`400
              *     VALIDATION_FAILED` on `/body/body`); only bodies built to blow up come near it.
              *
@@ -2090,6 +2104,7 @@ export interface components {
             html?: string;
             /** Format: uuid */
             id: string;
+            mediaIds?: components["schemas"]["PostMediaIds"];
             publishedAt: components["schemas"]["PublicationTime"];
             /**
              * @description The post's current slug (see `PostSlug`), by which `getPostBySlug` finds it.
@@ -2140,6 +2155,18 @@ export interface components {
             error: null;
             meta: components["schemas"]["PagedMeta"];
         };
+        /**
+         * @description The ids of the author's media items the post's `html` shows as responsive images (see
+         *     `html`), each once, sorted by id (lower-case hex, code point order): at most 100, as only the
+         *     first 100 distinct media URLs of the body are looked up. Empty when it shows none. Set when the
+         *     body is written, and unchanged otherwise; an item deleted with `force` leaves it. Present
+         *     in every post a server implementing this version of the contract sends (optional in the
+         *     schema only so that a client generated from it also reads a server of an earlier version).
+         * @example [
+         *       "0192f7e9-1c2d-7e3f-8a4b-5c6d7e8f9a0b"
+         *     ]
+         */
+        PostMediaIds: string[];
         /** @description The body of a `post.published` delivery: `data` is the post as `getPost` answers it. */
         PostPublishedEvent: {
             data: components["schemas"]["Post"];

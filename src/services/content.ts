@@ -72,6 +72,8 @@ export function makeContentServices({
     events,
     pageMaxBytes: config.listPageMaxBytes,
     publicPath: config.publicPath,
+    // MEDIA_PUBLIC_BASE_URL (issue 34, part A) goes here as publicBaseUrl when set.
+    imageUrls: { publicPath: config.publicPath },
   })
   const uploads = makeUploadRate(stores.counters, config)
   const thumbnails = makeThumbnailService({

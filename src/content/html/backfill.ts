@@ -29,10 +29,13 @@ export function makeHtmlBackfill(options: {
 }) {
   const { store, renderer, changes, log } = options
 
-  /** A body written before the bound on HTML (none can be written now) is shown as plain text. */
+  /**
+   * A body written before the bound on HTML (none can be written now) is shown as plain text. Its
+   * images render plain: the backfill looks up no media (post_media is written by post writes only).
+   */
   async function htmlOf(id: string, body: string): Promise<string> {
     try {
-      return await renderer.render(body)
+      return (await renderer.render(body)).html
     } catch (error) {
       if (!(error instanceof HtmlTooLargeError)) throw error
       log.warn({ postId: id }, 'the body renders past the bound on HTML: stored as plain text')

@@ -15,8 +15,11 @@
  */
 export const HTML_MAX_LENGTH = 1_000_000
 
-/** What the renderer answers: the sanitized HTML, or that it would be heavier than HTML_MAX_LENGTH. */
-export type RenderResult = { html: string } | { tooLarge: true }
+/**
+ * What the renderer answers: the sanitized HTML and the media items it shows (their ids, sorted), or
+ * that it would be heavier than HTML_MAX_LENGTH.
+ */
+export type RenderResult = { html: string; mediaIds: string[] } | { tooLarge: true }
 
 /** The body renders to more than HTML_MAX_LENGTH bytes of HTML. */
 export class HtmlTooLargeError extends Error {

@@ -17,6 +17,8 @@
 import MarkdownIt from 'markdown-it'
 import sanitizeHtml from 'sanitize-html'
 import { HTML_MAX_LENGTH, type RenderResult } from './limits.ts'
+import type { BodyMedia } from './body-media.ts'
+import { keepWritten, mediaAt, nothingWritten, responsiveImage, type WrittenMedia } from './responsive-image.ts'
 
 /** Schemes a link may use; an image, only the first two. A URL without a scheme is relative. */
 const LINK_SCHEMES = ['http', 'https', 'mailto']
@@ -41,7 +43,8 @@ const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: TAGS.split(' '),
   allowedAttributes: {
     a: ['href', 'title', 'rel'],
-    img: ['src', 'alt', 'title'],
+    // The responsive attributes only as a media item's <img> was written (responsive-image.ts).
+    img: ['src', 'srcset', 'sizes', 'width', 'height', 'alt', 'title', 'loading', 'decoding'],
     ol: ['start'],
     code: ['class'],
     th: ['style'],
@@ -63,19 +66,40 @@ const SANITIZE: sanitizeHtml.IOptions = {
 
 type Token = ReturnType<typeof markdown.parse>[number]
 
+/** What the rules of one render share: the author's media, and what was written of them. */
+interface RenderEnv {
+  media?: BodyMedia
+  written: WrittenMedia
+}
+
+// An image whose URL names one of the author's media items renders responsive; any other, as
+// markdown-it renders it (src, alt, title). markdown-it types env loosely: it is always ours.
+const plainImage = markdown.renderer.rules.image!
+markdown.renderer.rules.image = (tokens, index, options, env, renderer) => {
+  const { media, written } = env as unknown as RenderEnv
+  const token = tokens[index]!
+  const item = mediaAt(media, String(token.attrGet('src') ?? ''))
+  if (item === undefined) return plainImage(tokens, index, options, env, renderer)
+  const alt = renderer.renderInlineAsText(token.children ?? [], options, env)
+  const title = token.attrGet('title')
+  const text = { alt, title: title === null ? null : String(title) }
+  return responsiveImage(media!, item, text, markdown.utils.escapeHtml, written)
+}
+
 /**
  * Renders tokens as markdown-it's renderer does (Renderer.render and renderInline), stopping as
  * soon as the output passes `max` bytes of UTF-8: null then. What it holds is never longer than `max` plus one
  * token's output (at most a few times the body's length).
  */
-function renderWithin(tokens: Token[], max: number): string | null {
+function renderWithin(tokens: Token[], max: number, env: RenderEnv): string | null {
   const { renderer, options } = markdown
-  const env = {}
   const parts: string[] = []
   let length = 0
   const add = (list: Token[], index: number) => {
     const rule = renderer.rules[list[index]!.type]
-    const piece = rule ? rule(list, index, options, env, renderer) : renderer.renderToken(list, index, options)
+    const piece = rule
+      ? rule(list, index, options, env as unknown as Record<string, unknown>, renderer)
+      : renderer.renderToken(list, index, options)
     length += Buffer.byteLength(piece)
     parts.push(piece)
     return length <= max
@@ -92,17 +116,25 @@ function renderWithin(tokens: Token[], max: number): string | null {
   return parts.join('')
 }
 
-/** HTML filtered through the allow-list: the second of the two steps, on its own for tests. */
-export const sanitizePostHtml = (html: string) => sanitizeHtml(html, SANITIZE)
+/**
+ * HTML filtered through the allow-list: the second of the two steps, on its own for tests. An
+ * <img> keeps responsive attributes only as `written` records them (responsive-image.ts).
+ */
+export const sanitizePostHtml = (html: string, written = nothingWritten()) =>
+  sanitizeHtml(html, { ...SANITIZE, transformTags: { ...SANITIZE.transformTags, img: keepWritten(written) } })
 
 /**
- * A post's body as sanitized HTML, or tooLarge when that HTML would pass `max` (HTML_MAX_LENGTH;
- * tests lift it to show what the bound prevents).
+ * A post's body as sanitized HTML, with the ids of the media items it shows (sorted), or tooLarge
+ * when that HTML would pass `max` (HTML_MAX_LENGTH; tests lift it to show what the bound prevents).
+ * `media`: the author's media items the body's URLs name (body-media.ts); without it every image
+ * renders plain.
  */
-export function renderMarkdown(body: string, max = HTML_MAX_LENGTH): RenderResult {
-  const raw = renderWithin(markdown.parse(body, {}), max)
+export function renderMarkdown(body: string, max = HTML_MAX_LENGTH, media?: BodyMedia): RenderResult {
+  const env: RenderEnv = { media, written: nothingWritten() }
+  const raw = renderWithin(markdown.parse(body, {}), max, env)
   if (raw === null) return { tooLarge: true }
-  const html = sanitizePostHtml(raw)
+  const html = sanitizePostHtml(raw, env.written)
   // The sanitizer adds `rel` to every link, so its output can be longer than its input.
-  return Buffer.byteLength(html) <= max ? { html } : { tooLarge: true }
+  if (Buffer.byteLength(html) > max) return { tooLarge: true }
+  return { html, mediaIds: [...env.written.mediaIds].sort() }
 }

@@ -11,6 +11,7 @@ import { ApiError, RETRY_AFTER_SECONDS } from '../../errors/api-error.ts'
 import { FairQueue } from './fair-queue.ts'
 import { HtmlTooLargeError, type RenderResult } from './limits.ts'
 import { renderCost } from './render-cost.ts'
+import type { BodyMedia } from './body-media.ts'
 
 export { HTML_MAX_LENGTH, HtmlTooLargeError } from './limits.ts'
 
@@ -74,19 +75,27 @@ const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
  */
 export const plainTextHtml = (body: string) => `<pre>${body.replace(/[&<>"]/g, (char) => escapes[char]!)}</pre>`
 
+/** A body rendered: its sanitized HTML, and the ids of the media items it shows (sorted). */
+export interface RenderedBody {
+  html: string
+  mediaIds: string[]
+}
+
 export interface HtmlRenderer {
   /**
    * The body as sanitized HTML; HtmlTooLargeError past HTML_MAX_LENGTH, a 429 ApiError past
    * RENDERS_PER_USER of `userId`'s at once (none when no user asks: the backfill) or when its lane's
-   * places are held by accounts with as many waiting (see FairQueue).
+   * places are held by accounts with as many waiting (see FairQueue). Images naming one of `media`
+   * render responsive (responsive-image.ts); without it, all render plain.
    */
-  render(body: string, userId?: string): Promise<string>
+  render(body: string, userId?: string, media?: BodyMedia): Promise<RenderedBody>
   /** Lets renderings already queued finish; safe to call twice. */
   close(): Promise<void>
 }
 
 interface Job {
   body: string
+  media?: BodyMedia
   resolve(result: RenderResult): void
   reject(error: unknown): void
 }
@@ -98,7 +107,7 @@ interface Job {
 function makeLane(nice?: number) {
   // Compiled to JavaScript for `npm start`, run from TypeScript by tsx in development and tests.
   const worker = import.meta.url.endsWith('.ts') ? './render-worker.ts' : './render-worker.js'
-  const pool = new Piscina<{ body: string }, RenderResult>({
+  const pool = new Piscina<{ body: string; media?: BodyMedia }, RenderResult>({
     filename: new URL(worker, import.meta.url).href,
     // One thread per lane: an ordinary body renders in about a millisecond, so one keeps up with
     // any write rate the database does, and the worst body's transient memory (about 100 MB, for a
@@ -122,7 +131,7 @@ function makeLane(nice?: number) {
     }
     busy = true
     pool
-      .run({ body: job.body })
+      .run({ body: job.body, media: job.media })
       .then(job.resolve, job.reject)
       .finally(() => {
         busy = false
@@ -131,9 +140,9 @@ function makeLane(nice?: number) {
   }
   return {
     queue,
-    render: (account: string, body: string, cost: number) =>
+    render: (account: string, body: string, media: BodyMedia | undefined, cost: number) =>
       new Promise<RenderResult>((resolve, reject) => {
-        const admission = queue.add(account, cost, { body, resolve, reject })
+        const admission = queue.add(account, cost, { body, media, resolve, reject })
         if (!admission.admitted) return reject(placesTaken())
         admission.pushedOut?.reject(placesTaken())
         next()
@@ -154,16 +163,16 @@ export function makeHtmlRenderer() {
   /** Renders in progress or waiting, by the user they are for; a user with none has no entry. */
   const rendersOf = new Map<string, number>()
   const renderer = {
-    async render(body: string, userId?: string): Promise<string> {
+    async render(body: string, userId?: string, media?: BodyMedia): Promise<RenderedBody> {
       const own = userId === undefined ? 0 : (rendersOf.get(userId) ?? 0)
       if (own >= RENDERS_PER_USER) throw ownRendersTaken()
       if (userId !== undefined) rendersOf.set(userId, own + 1)
       try {
         const cost = renderCost(body)
         const lane = cost > LARGE_RENDER_COST ? large : small
-        const result = await lane.render(userId ?? BACKFILL, body, cost)
+        const result = await lane.render(userId ?? BACKFILL, body, media, cost)
         if ('tooLarge' in result) throw new HtmlTooLargeError()
-        return result.html
+        return result
       } finally {
         if (userId !== undefined) {
           const left = rendersOf.get(userId)! - 1

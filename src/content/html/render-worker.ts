@@ -4,6 +4,7 @@ import { getPriority, setPriority } from 'node:os'
 import { workerData } from 'node:worker_threads'
 import { renderMarkdown } from './markdown.ts'
 import type { RenderResult } from './limits.ts'
+import type { BodyMedia } from './body-media.ts'
 
 // The large lane's thread yields the CPU to the thread that serves requests and to the small lane:
 // on two shared cores, a flood of long bodies would otherwise take a core from everyone's writes.
@@ -20,4 +21,5 @@ if (nice !== undefined) {
   }
 }
 
-export default ({ body }: { body: string }): RenderResult => renderMarkdown(body)
+export default ({ body, media }: { body: string; media?: BodyMedia }): RenderResult =>
+  renderMarkdown(body, undefined, media)

@@ -64,6 +64,8 @@ const postColumns = (publicPath: string): { [Key in (typeof POST_KEYS)[number]]:
   thumbnail: Prisma.sql`(select ('{"sizes":[' || string_agg(to_json(s)::text, ',' order by s.width, s.url collate "C") || ']}')::json
     from (select i.width, i.height, ${imagesPath(publicPath)}::text || i.key as url, i.content_type as "contentType"
           from post_thumbnails t join images i on i.key = t.image_key where t.post_id = p.id) s)`,
+  // uuid order is the order of their lower-case hex text: toPost's code point order.
+  mediaIds: Prisma.sql`to_json(array(select pm.media_id from post_media pm where pm.post_id = p.id order by pm.media_id))`,
   commentCount: Prisma.sql`p.comment_count`,
   createdAt: iso(Prisma.sql`p.created_at`),
   updatedAt: iso(Prisma.sql`p.updated_at`),

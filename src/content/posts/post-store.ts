@@ -5,6 +5,7 @@ import type { PostStatus } from '../../generated/prisma/enums.ts'
 import { inSnapshot, type Tx } from '../../db/transaction.ts'
 import { listPage, postJsonOf, type ListQuery } from './post-list-store.ts'
 import { writesIn, type PostWrite } from './post-write-store.ts'
+import { findOwnMedia } from '../html/body-media-store.ts'
 
 export const postInclude = {
   author: { select: { id: true, name: true } },
@@ -12,6 +13,7 @@ export const postInclude = {
   thumbnail: {
     select: { width: true, image: { select: { key: true, width: true, height: true, contentType: true } } },
   },
+  media: { select: { mediaId: true } },
 } satisfies Prisma.PostInclude
 
 export type PostRecord = Prisma.PostGetPayload<{ include: typeof postInclude }>
@@ -63,6 +65,9 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs, publicP
       const post = await loadPost(prisma, id)
       return post !== null && torn(post) ? inSnapshot(prisma, (read) => loadPost(read, id)) : post
     },
+
+    /** The media items of `ownerId` that have a rendition among `keys`, by key (body-media-store.ts). */
+    ownMedia: (ownerId: string, keys: string[]) => findOwnMedia(prisma, ownerId, keys),
 
     /** What the rights on the post depend on (its author and status); null when there is none. */
     findOwnerAndStatus: (id: string) =>

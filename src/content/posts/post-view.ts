@@ -3,6 +3,9 @@ import { createHash } from 'node:crypto'
 import type { components } from '../../generated/api.ts'
 import type { AssertTrue, ListsEveryKeyOnce, Wire } from '../../wire.ts'
 import type { PostRecord } from './post-store.ts'
+import { imagesPath } from '../../images/image-urls.ts'
+
+export { imagesPath }
 
 export type Post = components['schemas']['Post']
 
@@ -23,6 +26,7 @@ export const POST_KEYS = [
   'author',
   'categories',
   'thumbnail',
+  'mediaIds',
   'commentCount',
   'createdAt',
   'updatedAt',
@@ -43,14 +47,6 @@ const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
  * html existed waits for the render-posts job: a read never renders.
  */
 export const storedHtml = (post: { html: string | null }): string => post.html ?? ''
-
-/**
- * What a thumbnail's url starts with, before the image's key: getImage's path under PUBLIC_URL's
- * path (`publicPath`, config.publicPath: '' or '/blog'). An absolute-path reference: clients resolve
- * it against PUBLIC_URL's origin, and a proxy serving the API under that path strips it. toPost and
- * the list SQL (postColumns) both write it from here.
- */
-export const imagesPath = (publicPath: string) => `${publicPath}/images/`
 
 /** The post as the server writes it: every property, in POST_KEYS's order; image urls under `publicPath`. */
 export function toPost(post: PostRecord, publicPath: string): Wire<Post> {
@@ -74,6 +70,7 @@ export function toPost(post: PostRecord, publicPath: string): Wire<Post> {
     author: post.author,
     categories: post.categories.map(({ category }) => category).sort((a, b) => byCodePoint(a.slug, b.slug)),
     thumbnail: sizes.length > 0 ? { sizes } : null,
+    mediaIds: post.media.map(({ mediaId }) => mediaId).sort(byCodePoint),
     commentCount: post.commentCount,
     createdAt: post.createdAt.toISOString(),
     updatedAt: post.updatedAt.toISOString(),

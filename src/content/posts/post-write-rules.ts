@@ -10,7 +10,10 @@ import type { PostRecord, PostStatus, PostWrite } from './post-store.ts'
 import { etagOf, toPost, type Post } from './post-view.ts'
 import { lockForEdit } from './visibility.ts'
 import { HTML_MAX_LENGTH, HtmlTooLargeError } from '../html/limits.ts'
-import type { HtmlRenderer } from '../html/post-html.ts'
+import type { HtmlRenderer, RenderedBody } from '../html/post-html.ts'
+import { mediaKeysIn } from '../html/body-media.ts'
+import type { ImageUrls } from '../../images/image-urls.ts'
+import type { PostStore } from './post-store.ts'
 
 type UpdatePost = components['schemas']['UpdatePostRequest']
 
@@ -93,17 +96,29 @@ export async function moveSlugs(write: PostWrite, current: PostRecord, status: P
   else if (sent !== undefined) await changeSlug(write.slugs, { ...holder, published: is }, sent)
 }
 
+/** What rendering a body needs: the renderer, and the author's media its URLs name. */
+export interface BodyRendering {
+  html: Pick<HtmlRenderer, 'render'>
+  store: Pick<PostStore, 'ownMedia'>
+  imageUrls: ImageUrls
+}
+
 /**
- * The body's HTML. Rendered before the write's transaction, on the renderer's thread: no row is
- * locked and no connection held while it renders.
+ * The body's HTML and the media items it shows. Rendered before the write's transaction, on the
+ * renderer's thread: no row is locked and no connection held while it renders. The media URLs in
+ * the body are looked up first, in one query, among the media of the post's author (`authorId`:
+ * an admin editing someone's post shows that author's media, never the admin's).
  */
 export async function renderBody(
-  renderer: Pick<HtmlRenderer, 'render'>,
+  { html: renderer, store, imageUrls }: BodyRendering,
   body: string,
   principal: Principal,
-): Promise<string> {
+  authorId: string,
+): Promise<RenderedBody> {
+  const keys = mediaKeysIn(body, imageUrls)
+  const media = keys.length === 0 ? undefined : { urls: imageUrls, byKey: await store.ownMedia(authorId, keys) }
   try {
-    return await renderer.render(body, principal.userId)
+    return await renderer.render(body, principal.userId, media)
   } catch (error) {
     if (error instanceof HtmlTooLargeError)
       throw invalid('/body/body', `renders to more than ${HTML_MAX_LENGTH} bytes of HTML`)

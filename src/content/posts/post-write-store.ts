@@ -3,6 +3,7 @@ import type { PostStatus } from '../../generated/prisma/enums.ts'
 import { sqlIn, type Tx } from '../../db/transaction.ts'
 import type { Rendition } from '../../images/renditions.ts'
 import { thumbnailWrites } from '../thumbnails/image-store.ts'
+import { postMediaWrites } from '../html/body-media-store.ts'
 import { slugWrites } from '../slugs/post-slug-store.ts'
 import { searchText } from '../search/search-text.ts'
 import { loadPost } from './post-store.ts'
@@ -25,6 +26,7 @@ export interface PostFields {
  */
 export function writesIn(tx: Tx) {
   const thumbnail = thumbnailWrites(tx)
+  const media = postMediaWrites(tx)
   return {
     /**
      * Locks the post's row until the transaction ends, so If-Match checks and writes cannot
@@ -95,6 +97,12 @@ export function writesIn(tx: Tx) {
 
     /** Makes the post's thumbnail exactly `renditions`; how many rows it had before (see thumbnailWrites). */
     replaceThumbnail: (postId: string, renditions: Rendition[]) => thumbnail.replace(postId, renditions),
+
+    /**
+     * Makes the media items the post's html shows exactly `mediaIds` (those still `authorId`'s):
+     * written with the html it was rendered with.
+     */
+    showMedia: (postId: string, authorId: string, mediaIds: string[]) => media.replace(postId, authorId, mediaIds),
 
     /** Removes the post's thumbnail rows; how many there were. Their images go with the next sweep. */
     removeThumbnail: (postId: string) => thumbnail.remove(postId),

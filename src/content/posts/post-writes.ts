@@ -22,13 +22,14 @@ import {
   reschedule,
 } from './post-write-rules.ts'
 import type { PostServiceOptions } from './posts.ts'
+import type { RenderedBody } from '../html/post-html.ts'
 
 type CreatePost = components['schemas']['CreatePostRequest']
 type UpdatePost = components['schemas']['UpdatePostRequest']
 
 type Writes = Pick<
   PostServiceOptions,
-  'store' | 'publications' | 'requestImageSweep' | 'changes' | 'html' | 'events' | 'publicPath'
+  'store' | 'publications' | 'requestImageSweep' | 'changes' | 'html' | 'events' | 'publicPath' | 'imageUrls'
 >
 
 async function createPost(writes: Writes, principal: Principal, input: CreatePost): Promise<Post> {
@@ -45,7 +46,7 @@ async function createPost(writes: Writes, principal: Principal, input: CreatePos
       : status === 'published'
         ? new Date()
         : null
-  const html = await renderBody(writes.html, input.body, principal)
+  const { html, mediaIds } = await renderBody(writes, input.body, principal, principal.userId)
   const created = await store.transaction(async (write) => {
     const categoryIds = known(await lockCategories(write, input.categoryIds))
     const excerpt = input.excerpt ?? deriveExcerpt(input.body)
@@ -55,6 +56,7 @@ async function createPost(writes: Writes, principal: Principal, input: CreatePos
       categoryIds,
       slug,
     )
+    await write.showMedia(id, principal.userId, mediaIds)
     // Claimed only when published; a draft's slug has only to be free for its author.
     const holder = { id, authorId: principal.userId, slug }
     await settleSlug(write.slugs, holder, slug, input.slug !== undefined, status === 'published')
@@ -86,11 +88,12 @@ async function updatePost(
   refuseBlank(input.body, '/body/body')
   // Only for a caller who may change the post (checked again, locked, in the transaction):
   // rendering costs, and a refusal is 404 or 403 before it is about the body.
-  let html: string | undefined
+  let rendered: RenderedBody | undefined
   if (input.body !== undefined) {
-    editableBy(principal, await store.findOwnerAndStatus(id))
-    html = await renderBody(writes.html, input.body, principal)
+    const { authorId } = editableBy(principal, await store.findOwnerAndStatus(id))
+    rendered = await renderBody(writes, input.body, principal, authorId)
   }
+  const html = rendered?.html
   const updated = await store.transaction(async (write) => {
     // The categories before the post, the order deleteCategory locks them in (its category,
     // then the posts filed there): the opposite order could deadlock with it.
@@ -106,6 +109,8 @@ async function updatePost(
     // that does not render (the migration post_html's trigger), which drops html: set it again,
     // in a statement that leaves the body alone.
     if (html !== undefined && html === current.html && body !== current.body) await write.update(id, { html })
+    // The media shown change with the body only (a post's author never changes).
+    if (rendered !== undefined) await write.showMedia(id, current.authorId, rendered.mediaIds)
     if (categories !== undefined) await write.fileUnder(id, known(categories))
     await moveSlugs(write, current, status, input.slug)
     if (input.title !== undefined || input.body !== undefined)

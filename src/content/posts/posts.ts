@@ -12,6 +12,7 @@ import type { WebhookEvents } from '../../webhooks/webhook-events.ts'
 import { makePostReads } from './post-reads.ts'
 import { makePostWrites } from './post-writes.ts'
 import type { Publications } from './post-write-rules.ts'
+import type { ImageUrls } from '../../images/image-urls.ts'
 
 export { loadPost } from './post-reads.ts'
 export type { Publications } from './post-write-rules.ts'
@@ -40,6 +41,8 @@ export interface PostServiceOptions {
   pageMaxBytes: number
   /** PUBLIC_URL's path (config.publicPath), which image urls start with (post-view.ts, imagesPath). */
   publicPath: string
+  /** How image urls are spelled, in responses and in bodies (media URLs, src/images/image-urls.ts). */
+  imageUrls: ImageUrls
 }
 
 export function makePostService(options: PostServiceOptions) {

@@ -20,5 +20,5 @@ t.test('closing lets the bodies waiting in the fair queue render first', async (
     ['fulfilled', 'fulfilled', 'fulfilled'],
     'every body rendered',
   )
-  for (const outcome of settled) if (outcome.status === 'fulfilled') t.match(outcome.value, /^<table>/)
+  for (const outcome of settled) if (outcome.status === 'fulfilled') t.match(outcome.value.html, /^<table>/)
 })

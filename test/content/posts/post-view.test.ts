@@ -37,6 +37,7 @@ t.test('any field the client sees changes the tag', async (t) => {
     { author: { ...post.author, name: 'Alice M.' } },
     { categories: [] },
     { thumbnail: { sizes: [{ width: 320, height: 180, url: '/images/a.webp', contentType: 'image/webp' }] } },
+    { mediaIds: ['0192f7e9-1c2d-7e3f-8a4b-5c6d7e8f9a0b'] },
     { commentCount: 1 },
     { updatedAt: '2030-09-01T07:00:00.001Z' },
   ]
@@ -57,6 +58,7 @@ t.test('toPost writes every property in POST_KEYS order, the order the list SQL 
     author: post.author,
     categories: [{ category: post.categories[0]! }],
     thumbnail: [],
+    media: [],
     commentCount: 0,
     slug: 'autumn-in-the-engadin',
     createdAt: new Date(post.createdAt),
