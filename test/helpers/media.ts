@@ -1,4 +1,5 @@
 // Media items made the way clients make them: uploaded over HTTP as multipart.
+import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { multipartBody, solidImage } from './images.ts'
 
@@ -13,12 +14,15 @@ export function uploadMedia(app: FastifyInstance, headers: Record<string, string
   })
 }
 
-/** An uploaded item (201), from a plain image `width` pixels wide in a colour of its own. */
+/**
+ * An uploaded item (201), from a plain image `width` pixels wide in a colour of its own (random by
+ * default: on a shared PostgreSQL, other items must not share its content-addressed images).
+ */
 export async function createMedia(
   app: FastifyInstance,
   headers: Record<string, string>,
   width = 400,
-  colour = '#3366cc',
+  colour = `#${randomBytes(3).toString('hex')}`,
 ) {
   const response = await uploadMedia(app, headers, await solidImage(width, Math.round(width / 2), 'png', colour))
   if (response.statusCode !== 201) throw new Error(`uploadMedia: ${response.statusCode} ${response.body}`)
