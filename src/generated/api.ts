@@ -639,9 +639,10 @@ export interface paths {
          *     `details` name those posts, one entry each whose `path` is the post's
          *     `/posts/<id>` (at most 20, the newest posts first; a 21st entry with code
          *     `truncated` says how many more there are). With `force=true` the item is
-         *     deleted anyway: those posts keep their Markdown, and their images stop
-         *     rendering as this item's. Its images are removed shortly after, unless another
-         *     item or a thumbnail uses the same bytes.
+         *     deleted anyway: those posts keep their Markdown and no longer list the item.
+         *     Its images are removed shortly after, unless another item or a thumbnail uses
+         *     the same bytes: a post that still shows them then shows a missing image until
+         *     its body changes.
          */
         delete: operations["deleteMedia"];
         options?: never;
