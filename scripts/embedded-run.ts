@@ -60,6 +60,10 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
     'test/auth/accounts/admin-email-verified.test.ts',
     'test/lazy-modules.test.ts',
     'test/scripts/user-admin.test.ts',
+    // The media quota's sum (a bigint through the adapter) under a pg_advisory_xact_lock of
+    // hashtext()s; deleteMedia's row lock, count(*) over () and cascades.
+    'test/content/media/quota.test.ts',
+    'test/content/media/delete.test.ts',
   ],
   "SQL that builds lists, feeds and searches, and the lists' generation": [
     'test/content/posts/list.test.ts',
@@ -70,6 +74,8 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
     'test/content/search/search-index-hostile.test.ts',
     'test/content/feed/feed.test.ts',
     'test/content/posts/list-cache/list-cache.test.ts',
+    // listMedia's keyset pages, on created_at taken with clock_timestamp() under the owner's lock.
+    'test/content/media/listing.test.ts',
   ],
   'every operation': [
     'test/client/comments-categories.test.ts',
