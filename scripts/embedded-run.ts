@@ -60,6 +60,10 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
     'test/auth/accounts/admin-email-verified.test.ts',
     'test/lazy-modules.test.ts',
     'test/scripts/user-admin.test.ts',
+    // The media quota's sum (a bigint through the adapter) under a pg_advisory_xact_lock of
+    // hashtext()s; deleteMedia's row lock, count(*) over () and cascades.
+    'test/content/media/quota.test.ts',
+    'test/content/media/delete.test.ts',
   ],
   "SQL that builds lists, feeds and searches, and the lists' generation": [
     'test/content/posts/list.test.ts',
@@ -73,6 +77,8 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
     // Post.mediaIds built in the list SQL (to_json of a uuid array), and post_media's writes.
     'test/content/media/render.test.ts',
     'test/content/media/render-edit.test.ts',
+    // listMedia's keyset pages, on created_at taken with clock_timestamp() under the owner's lock.
+    'test/content/media/listing.test.ts',
   ],
   'every operation': [
     'test/client/comments-categories.test.ts',

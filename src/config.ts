@@ -42,9 +42,11 @@ export interface Config extends ListenerConfig {
   imageQueueMax: number
   /** Places (running or waiting) one user may hold in the image work pool at once; past that, 429. */
   imageJobsPerUser: number
-  /** Thumbnail uploads allowed per user in one window (seconds). */
+  /** Image uploads (thumbnails and media items together) allowed per user in one window (seconds). */
   uploadRatePerUser: number
   uploadRateWindowSeconds: number
+  /** The bytes one user's media items may take (their renditions'); admins have no quota. 0: only admins upload media. */
+  mediaQuotaBytes: number
   /** After refusing a body it has not read whole, how much more of it is read and dropped, and for how long, before closing (lingering close). */
   lingeringCloseBytes: number
   lingeringCloseMs: number
@@ -167,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
     imageJobsPerUser: integer(env, 'IMAGE_JOBS_PER_USER', 1, 1, 1000),
     uploadRatePerUser: integer(env, 'UPLOAD_RATE_PER_USER', 30, 1, 100_000),
     uploadRateWindowSeconds: integer(env, 'UPLOAD_RATE_WINDOW_SECONDS', 3600, 1, 86_400),
+    mediaQuotaBytes: integer(env, 'MEDIA_QUOTA_BYTES', 100 * 1024 * 1024, 0, 1024 ** 4),
     lingeringCloseBytes: integer(env, 'LINGERING_CLOSE_BYTES', 16 * 1024 * 1024, 0, 1024 * 1024 * 1024),
     lingeringCloseMs: integer(env, 'LINGERING_CLOSE_MS', 10_000, 0, 120_000),
     lingeringCloseMaxSockets: integer(env, 'LINGERING_CLOSE_MAX_SOCKETS', 100, 0, 100_000),

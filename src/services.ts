@@ -29,6 +29,8 @@ import { makePostSlugStore } from './content/slugs/post-slug-store.ts'
 import type { SlugCache } from './content/slugs/slug-cache.ts'
 import type { ThumbnailService } from './content/thumbnails/thumbnails.ts'
 import { makeImageStore } from './content/thumbnails/image-store.ts'
+import { makeMediaStore } from './content/media/media-store.ts'
+import type { MediaService } from './content/media/media.ts'
 import type { Database } from './db/database.ts'
 import { makeListGeneration } from './db/list-generation.ts'
 import { notifyWith } from './db/post-invalidations.ts'
@@ -75,6 +77,8 @@ export interface Services {
   categories: CategoryService
   comments: CommentService
   thumbnails: ThumbnailService
+  /** Each user's media library (uploadMedia and the rest of the `media` tag). */
+  media: MediaService
   /** Renders the html of posts that have none, which the render-posts job runs. */
   postHtml: HtmlBackfill
   /** The account tables' clean-up, which the clean-up-accounts job runs. */
@@ -119,6 +123,7 @@ function makeStores({ prisma }: Database, config: Config) {
     categories: makeCategoryStore(prisma),
     comments: makeCommentStore(prisma),
     images: makeImageStore(prisma),
+    media: makeMediaStore(prisma),
     webhooks: makeWebhookStore(prisma),
   }
 }
@@ -186,6 +191,7 @@ export function makeServices({
     categories: content.categories,
     comments: content.comments,
     thumbnails: content.thumbnails,
+    media: content.media,
     postHtml: content.postHtml,
     accountCleanup: accounts.accountCleanup,
     rateLimits: stores.counters,

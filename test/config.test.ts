@@ -162,7 +162,13 @@ t.test('image work bounds and the upload allowance', async (t) => {
     imageJobsPerUser: 1,
     uploadRatePerUser: 30,
     uploadRateWindowSeconds: 3600,
+    mediaQuotaBytes: 100 * 1024 * 1024,
   })
+  t.equal(
+    loadConfig({ DATA_DIR: 'memory:', MEDIA_QUOTA_BYTES: '0' }).mediaQuotaBytes,
+    0,
+    'no quota: only admins upload media',
+  )
   t.equal(
     loadConfig({ DATA_DIR: 'memory:', IMAGE_QUEUE_MAX: '0' }).imageQueueMax,
     0,
@@ -176,6 +182,8 @@ t.test('image work bounds and the upload allowance', async (t) => {
     [{ IMAGE_JOBS_PER_USER: '0' }, /IMAGE_JOBS_PER_USER must be an integer from 1 to 1000/],
     [{ UPLOAD_RATE_PER_USER: '0' }, /UPLOAD_RATE_PER_USER must be an integer from 1 to 100000/],
     [{ UPLOAD_RATE_WINDOW_SECONDS: '86401' }, /UPLOAD_RATE_WINDOW_SECONDS must be an integer from 1 to 86400/],
+    [{ MEDIA_QUOTA_BYTES: '-1' }, /MEDIA_QUOTA_BYTES must be an integer from 0 to 1099511627776/],
+    [{ MEDIA_QUOTA_BYTES: '1099511627777' }, /MEDIA_QUOTA_BYTES must be an integer from 0 to 1099511627776/],
   ]
   for (const [env, message] of cases)
     t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))

@@ -558,6 +558,104 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List media items
+         * @description Any signed-in user: their own items, newest first, paged by cursor. Admins may
+         *     pass `owner` for one user's items (an unknown user has none) and, without it,
+         *     get everyone's; `owner` from anyone else is `403 FORBIDDEN` unless it is their
+         *     own id.
+         */
+        get: operations["listMedia"];
+        put?: never;
+        /**
+         * Upload an image to the caller's media library
+         * @description Any signed-in user; when the service requires a verified email
+         *     (`REQUIRE_VERIFIED_EMAIL`), a caller whose `emailVerified` is `false` is
+         *     `403 EMAIL_NOT_VERIFIED`, before the body is read. A `multipart/form-data`
+         *     body with one file field named `file`. The item belongs to the caller; use its
+         *     `url` (or its `renditions`) as the destination of a Markdown image in a post's body.
+         *
+         *     The file is checked and processed exactly as `uploadPostThumbnail`'s: the same
+         *     size limit (5 MiB by default, `413 PAYLOAD_TOO_LARGE`), the same `Connection:
+         *     close` and draining on refusals sent before the body was read whole, the same
+         *     formats decided from the bytes (`415 IMAGE_UNSUPPORTED_TYPE`; a body that is not
+         *     multipart is `415 UNSUPPORTED_MEDIA_TYPE`), pixel, metadata, shape and memory
+         *     bounds (`422 IMAGE_TOO_MANY_PIXELS`, `IMAGE_INVALID`,
+         *     `IMAGE_METADATA_TOO_LARGE`, `IMAGE_BAD_DIMENSIONS`), the same work queue
+         *     (`503 SERVICE_UNAVAILABLE` with `Retry-After` when full; `429 RATE_LIMITED`
+         *     while another upload of the caller's is waiting or being processed), and one
+         *     hourly allowance for thumbnails and media together (30 uploads by default;
+         *     `429 RATE_LIMITED` with `Retry-After` and `RateLimit-*` headers, before the body
+         *     is read). The image is decoded, its orientation applied, and re-encoded as WebP
+         *     without any metadata at widths 320, 640 and 1280 pixels, never upscaled (one
+         *     rendition at its own width when under 320).
+         *
+         *     Storage quota: the renditions' bytes of all of a user's items count against
+         *     their quota (100 MiB by default, the operator's `MEDIA_QUOTA_BYTES`); admins
+         *     have none. A caller whose items already fill it is `413 MEDIA_QUOTA_EXCEEDED`
+         *     before the body is read; an upload whose renditions would take the caller past
+         *     it is `413 MEDIA_QUOTA_EXCEEDED` once processed, and nothing of it is stored.
+         *     The detail says how many bytes are used and how many the quota allows.
+         */
+        post: operations["uploadMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a media item
+         * @description Its owner and admins; anyone, signed in or not, when a published post shows
+         *     it. Otherwise `404 MEDIA_NOT_FOUND`, as for an id that does not exist.
+         *
+         *     This protects the item's JSON (its `alt`, its owner), not its bytes: image
+         *     URLs are capabilities. A key is the SHA-256 of bytes this service encoded, so
+         *     it cannot be guessed, and whoever holds a URL can fetch the image from
+         *     `getImage` (or from the public bucket or CDN the operator serves images from),
+         *     as for thumbnails.
+         */
+        get: operations["getMedia"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a media item
+         * @description Its owner and admins (`404 MEDIA_NOT_FOUND` for anyone else, as for an id
+         *     that does not exist). An item that posts show is `409 MEDIA_IN_USE`: its
+         *     `details` name those posts, one entry each whose `path` is the post's
+         *     `/posts/<id>` (at most 20, the newest posts first; a 21st entry with code
+         *     `truncated` says how many more there are). With `force=true` the item is
+         *     deleted anyway: those posts keep their Markdown and no longer list the item.
+         *     Its images are removed shortly after, unless another item or a thumbnail uses
+         *     the same bytes: a post that still shows them then shows a missing image until
+         *     its body changes.
+         */
+        delete: operations["deleteMedia"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a media item's alternative text
+         * @description Its owner and admins (`404 MEDIA_NOT_FOUND` for anyone else, as for an id
+         *     that does not exist). Sets `alt`; `null` removes it. Posts already written
+         *     keep the text their Markdown gives.
+         */
+        patch: operations["updateMedia"];
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -891,7 +989,7 @@ export interface paths {
          *       an upload while another of theirs is waiting or being processed is
          *       `429 RATE_LIMITED` with `Retry-After`. Uploads answered either way are
          *       not counted against the allowance below.
-         *       Each user may upload 30 thumbnails an hour by default (configurable,
+         *       Each user may upload 30 images an hour (thumbnails and media items together) by default (configurable,
          *       counted across instances): past that, `429 RATE_LIMITED` with
          *       `Retry-After` and `RateLimit-*` headers, before the body is read.
          *     - Processing: the image is decoded, its orientation applied, and re-encoded
@@ -1864,6 +1962,9 @@ export interface components {
          *     - `IMAGE_BAD_DIMENSIONS` (422): the uploaded image is too elongated (its aspect ratio is past the limit).
          *     - `IMAGE_METADATA_TOO_LARGE` (422): the uploaded image carries more metadata (text, EXIF, XMP, ICC profiles, comments) than allowed.
          *     - `THUMBNAIL_NOT_FOUND` (404): the post has no thumbnail.
+         *     - `MEDIA_NOT_FOUND` (404): no media item has this id, or the caller may not see it.
+         *     - `MEDIA_IN_USE` (409): posts show the media item (`details` name them); delete it with `force=true` anyway.
+         *     - `MEDIA_QUOTA_EXCEEDED` (413): the upload would take the user's media past their storage quota.
          *     - `WEBHOOK_NOT_FOUND` (404): no webhook endpoint has this id.
          *     - `WEBHOOK_URL_FORBIDDEN` (400): the webhook URL is not https, carries credentials or a fragment, or its host is or resolves to an address webhooks may not reach (loopback, private, link-local, metadata, …).
          *     - `WEBHOOK_LIMIT_REACHED` (409): as many webhook endpoints exist as allowed (20).
@@ -1877,7 +1978,7 @@ export interface components {
          *     - `INTERNAL_ERROR` (500): an unexpected failure; no details are disclosed.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "API_TOKEN_INVALID" | "API_TOKEN_EXPIRED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "API_TOKEN_NOT_ALLOWED" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "EMAIL_ALREADY_VERIFIED" | "EMAIL_NOT_VERIFIED" | "VERIFICATION_TOKEN_INVALID" | "PASSWORD_RESET_TOKEN_INVALID" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "POST_SLUG_TAKEN" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_LIMIT_REACHED" | "SESSION_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_LIMIT_REACHED" | "LAST_ADMIN" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "API_TOKEN_INVALID" | "API_TOKEN_EXPIRED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "API_TOKEN_NOT_ALLOWED" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "EMAIL_ALREADY_VERIFIED" | "EMAIL_NOT_VERIFIED" | "VERIFICATION_TOKEN_INVALID" | "PASSWORD_RESET_TOKEN_INVALID" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "POST_SLUG_TAKEN" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MEDIA_IN_USE" | "MEDIA_QUOTA_EXCEEDED" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_LIMIT_REACHED" | "SESSION_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_LIMIT_REACHED" | "LAST_ADMIN" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** @description One problem with the request. */
         ErrorDetail: {
             /**
@@ -1902,7 +2003,8 @@ export interface components {
              *     `/headers/if-match`). For an unknown field it names that field, for a
              *     missing one the field that is missing; a field name over 64 characters is
              *     quoted by its first 63 and `…`. For `SERVICE_UNAVAILABLE`, the
-             *     name of the failing component (`database`, `queue`).
+             *     name of the failing component (`database`, `queue`). For `MEDIA_IN_USE`,
+             *     a post that shows the item, as `/posts/<id>`.
              * @example /body/email
              */
             path: string;
@@ -1982,6 +2084,91 @@ export interface components {
          * @enum {string}
          */
         MailQueuedStatus: "queued";
+        /**
+         * @description An image of a user's media library, re-encoded as WebP at several widths
+         *     (320, 640 and 1280 pixels, never upscaled).
+         */
+        Media: {
+            alt: components["schemas"]["MediaAlt"];
+            /**
+             * Format: int64
+             * @description The bytes of all its renditions together; what it counts against its owner's quota.
+             */
+            byteSize: number;
+            contentType: components["schemas"]["ImageContentType"];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: int32
+             * @description The largest rendition's height in pixels.
+             */
+            height: number;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user whose library holds it.
+             */
+            ownerId: string;
+            /** @description Ordered by width, smallest first; the last is `url`. */
+            renditions: components["schemas"]["MediaRendition"][];
+            /** @description The largest rendition's URL. */
+            url: components["schemas"]["MediaImageUrl"];
+            /**
+             * Format: int32
+             * @description The largest rendition's width in pixels, as the image is shown (orientation applied).
+             */
+            width: number;
+        };
+        /**
+         * @description Text for readers who cannot see the image; `null` when none was given (sent in
+         *     `updateMedia`: removes it). An empty string marks the image as decorative, as
+         *     `alt=""` does in HTML.
+         * @example The Pizol huts under fresh snow
+         */
+        MediaAlt: string | null;
+        MediaEnvelope: {
+            data: components["schemas"]["Media"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
+        /**
+         * Format: uri-reference
+         * @description Where the image's bytes are served. Without a public base URL configured by the
+         *     operator, an absolute-path reference to `getImage` (`/images/<key>`, under the
+         *     API's path prefix: resolve it as `ThumbnailSize.url` says); with one (a CDN or a
+         *     public bucket), an absolute URL under it. The last path segment is the key.
+         *     Anyone holding it can fetch the bytes.
+         * @example /images/7b965e76570e8c2ad30ebf0d2aa7996f71c53ea3668b22f2242e7e3ae08792c9.webp
+         */
+        MediaImageUrl: string;
+        MediaListEnvelope: {
+            data: components["schemas"]["Media"][];
+            error: null;
+            meta: components["schemas"]["PagedMeta"];
+        };
+        /** @description One width of a media item. */
+        MediaRendition: {
+            /**
+             * Format: int32
+             * @description Pixels.
+             */
+            height: number;
+            url: components["schemas"]["MediaImageUrl"];
+            /**
+             * Format: int32
+             * @description Pixels.
+             */
+            width: number;
+        };
+        /** @description One file part named `file`; its declared type and name are ignored. */
+        MediaUploadRequest: {
+            /**
+             * Format: binary
+             * @description The image file (JPEG, PNG, WebP, GIF or AVIF; 5 MiB and 40 megapixels at most by default).
+             */
+            file: Blob;
+        };
         /** @description Information about the request and answer, not about the resource. */
         Meta: {
             page?: components["schemas"]["PageMeta"];
@@ -2373,6 +2560,10 @@ export interface components {
             /** @description The new password; same rules as at registration (at most 72 bytes of UTF-8). */
             password?: string;
         };
+        /** @description The properties to change; at least one. */
+        UpdateMediaRequest: {
+            alt?: components["schemas"]["MediaAlt"];
+        };
         /**
          * @description Send at least one field; only those change. `publishedAt` is accepted only
          *     when the post ends up `scheduled` (checked by the server).
@@ -2626,6 +2817,8 @@ export interface components {
          *     - `WEBHOOK_LIMIT_REACHED` (`createWebhook`): 20 webhook endpoints exist; remove one first.
          *     - `API_TOKEN_LIMIT_REACHED` (`createApiToken`): the user holds as many live API
          *       tokens as allowed (20 by default); revoke one first.
+         *     - `MEDIA_IN_USE` (`deleteMedia`): posts show the media item; `details` name them
+         *       (`/posts/<id>`, at most 20); delete with `force=true` to delete it anyway.
          */
         Conflict: {
             headers: {
@@ -2646,7 +2839,7 @@ export interface components {
          *     - `API_TOKEN_NOT_ALLOWED`: the operation takes no API token (its security lists no
          *       `apiToken` requirement): sign in with a password.
          *     - `CURRENT_PASSWORD_INCORRECT` (`updateCurrentUser`, `deleteCurrentUser`): the current password is wrong.
-         *     - `EMAIL_NOT_VERIFIED` (`createPost`, `createComment`, `uploadPostThumbnail`): the
+         *     - `EMAIL_NOT_VERIFIED` (`createPost`, `createComment`, `uploadPostThumbnail`, `uploadMedia`): the
          *       service requires a verified email to write (`REQUIRE_VERIFIED_EMAIL`) and the
          *       caller's is not; verify it (`requestEmailVerification`, `verifyEmail`).
          */
@@ -2712,7 +2905,7 @@ export interface components {
         /**
          * @description The resource does not exist, or the caller may not know it exists.
          *     `POST_NOT_FOUND`, `COMMENT_NOT_FOUND`, `CATEGORY_NOT_FOUND`,
-         *     `USER_NOT_FOUND`, `IMAGE_NOT_FOUND`, `THUMBNAIL_NOT_FOUND`,
+         *     `USER_NOT_FOUND`, `IMAGE_NOT_FOUND`, `THUMBNAIL_NOT_FOUND`, `MEDIA_NOT_FOUND`,
          *     `SESSION_NOT_FOUND`, `WEBHOOK_NOT_FOUND` or `API_TOKEN_NOT_FOUND`, as the operation says;
          *     `ROUTE_NOT_FOUND` for an internal operation asked on the public port.
          */
@@ -2734,7 +2927,12 @@ export interface components {
             };
             content?: never;
         };
-        /** @description `PAYLOAD_TOO_LARGE`: the body is over the limit (1 MiB for JSON, 5 MiB by default for an image). */
+        /**
+         * @description - `PAYLOAD_TOO_LARGE`: the body is over the limit (1 MiB for JSON, 5 MiB by default for an image).
+         *     - `MEDIA_QUOTA_EXCEEDED` (`uploadMedia`): the caller's media already fill their storage
+         *       quota, or this image's renditions would take them past it; `details` say how many bytes
+         *       are used and allowed. Delete items (`deleteMedia`) to make room.
+         */
         PayloadTooLarge: {
             headers: {
                 "API-Version": components["headers"]["ApiVersion"];
@@ -2879,14 +3077,14 @@ export interface components {
          *       `categoryIds` names no category; `details` point at it.
          *     - `PARENT_COMMENT_INVALID` (`createComment`): `parentId` is not a top-level
          *       comment of the same post.
-         *     - `IMAGE_TOO_MANY_PIXELS` (`uploadPostThumbnail`): the image has more pixels
+         *     - `IMAGE_TOO_MANY_PIXELS` (`uploadPostThumbnail`, `uploadMedia`): the image has more pixels
          *       than allowed (40 megapixels by default), or decoding it would take more
          *       memory than allowed (160 MB by default, estimated from its header for its
          *       format, channels and bit depth).
-         *     - `IMAGE_INVALID` (`uploadPostThumbnail`): the file cannot be decoded.
-         *     - `IMAGE_BAD_DIMENSIONS` (`uploadPostThumbnail`): the image's longer side is
+         *     - `IMAGE_INVALID` (`uploadPostThumbnail`, `uploadMedia`): the file cannot be decoded.
+         *     - `IMAGE_BAD_DIMENSIONS` (`uploadPostThumbnail`, `uploadMedia`): the image's longer side is
          *       more than 20 times its shorter one by default.
-         *     - `IMAGE_METADATA_TOO_LARGE` (`uploadPostThumbnail`): the image carries more
+         *     - `IMAGE_METADATA_TOO_LARGE` (`uploadPostThumbnail`, `uploadMedia`): the image carries more
          *       than 64 metadata blocks, or more than 1 MiB of metadata (compressed blocks
          *       counted once inflated).
          */
@@ -2904,7 +3102,7 @@ export interface components {
          *       operation takes (`application/json`, or `multipart/form-data` for uploads).
          *       An operation that takes no body (the DELETEs) ignores a JSON or text one and
          *       refuses others.
-         *     - `IMAGE_UNSUPPORTED_TYPE` (`uploadPostThumbnail`): the file's bytes are not
+         *     - `IMAGE_UNSUPPORTED_TYPE` (`uploadPostThumbnail`, `uploadMedia`): the file's bytes are not
          *       one of the accepted formats (JPEG, PNG, WebP, GIF or AVIF unless the operator
          *       accepts fewer).
          */
@@ -2949,7 +3147,7 @@ export interface components {
         /**
          * @description The image's key: the lowercase hex SHA-256 of the stored bytes, a dot, and
          *     the extension of its format (`webp`, `jpg`, `png`, `gif` or `avif`). Taken
-         *     from a `thumbnail.sizes[].url`; never built by clients.
+         *     from a `thumbnail.sizes[].url` or a media item's URL; never built by clients.
          */
         ImageKey: string;
         /**
@@ -2958,6 +3156,8 @@ export interface components {
          *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
          */
         Limit: number;
+        /** @description The media item's id. */
+        MediaId: string;
         /** @description The post's id. */
         PostId: string;
         /** @description The session's id, as `listSessions` gives it. */
@@ -3439,7 +3639,7 @@ export interface operations {
                 /**
                  * @description The image's key: the lowercase hex SHA-256 of the stored bytes, a dot, and
                  *     the extension of its format (`webp`, `jpg`, `png`, `gif` or `avif`). Taken
-                 *     from a `thumbnail.sizes[].url`; never built by clients.
+                 *     from a `thumbnail.sizes[].url` or a media item's URL; never built by clients.
                  */
                 key: components["parameters"]["ImageKey"];
             };
@@ -3811,6 +4011,189 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listMedia: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+                 *     not one this API issued, character for character (one that does not decode,
+                 *     or that decodes to a position but is spelled otherwise), is `400` on
+                 *     `/query/cursor`. Absent: the first page.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Only this user's items (admins; others may name only themselves). */
+                owner?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of media items. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    uploadMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["MediaUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description The new media item. */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The media item's id. */
+                id: components["parameters"]["MediaId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The media item. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteMedia: {
+        parameters: {
+            query?: {
+                /** @description Delete the item even if posts show it. */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The media item's id. */
+                id: components["parameters"]["MediaId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item was deleted. No body. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The media item's id. */
+                id: components["parameters"]["MediaId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMediaRequest"];
+            };
+        };
+        responses: {
+            /** @description The media item as changed. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaEnvelope"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -6,6 +6,7 @@ import * as categories from './categories.ts'
 import * as comments from './comments.ts'
 import * as feeds from './feeds.ts'
 import * as images from './images.ts'
+import * as media from './media.ts'
 import * as posts from './posts.ts'
 import * as system from './system.ts'
 import * as tokens from './tokens.ts'
@@ -19,6 +20,7 @@ export const handlers = {
   ...tokens,
   ...posts,
   ...images,
+  ...media,
   ...comments,
   ...categories,
   ...feeds,

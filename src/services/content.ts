@@ -1,6 +1,6 @@
 // The content services, as makeServices builds them: posts (with their scheduled publication and
-// the image sweep their writes ask for), thumbnails, the feed, categories, comments and the html
-// backfill. Each is handed the caches it reads and the `changes` it tells of its writes.
+// the image sweep their writes ask for), thumbnails and media items (one image pipeline and upload
+// allowance for both), the feed, categories, comments and the html backfill. Each is handed the caches it reads and the `changes` it tells of its writes.
 import type { RateLimitStore } from '../auth/rate-limit-store.ts'
 import type { Config } from '../config.ts'
 import { makeCategoryService } from '../content/categories/categories.ts'
@@ -13,6 +13,9 @@ import { makeHtmlRenderer } from '../content/html/post-html.ts'
 import type { PostStore } from '../content/posts/post-store.ts'
 import { makePostService, type RequestImageSweep } from '../content/posts/posts.ts'
 import type { ImageStore } from '../content/thumbnails/image-store.ts'
+import { makeMediaService } from '../content/media/media.ts'
+import type { MediaStore } from '../content/media/media-store.ts'
+import { makeImageUploads } from '../images/image-uploads.ts'
 import { makeThumbnailService } from '../content/thumbnails/thumbnails.ts'
 import { makeUploadRate } from '../content/thumbnails/upload-rate.ts'
 import type { ListGeneration } from '../db/list-generation.ts'
@@ -32,6 +35,7 @@ export interface ContentServicesOptions {
     categories: CategoryStore
     comments: CommentStore
     images: ImageStore
+    media: MediaStore
     counters: RateLimitStore
   }
   caches: Caches
@@ -76,17 +80,19 @@ export function makeContentServices({
     imageUrls: { publicPath: config.publicPath },
   })
   const uploads = makeUploadRate(stores.counters, config)
+  const imageUploads = makeImageUploads(config)
   const thumbnails = makeThumbnailService({
     posts,
     store: stores.posts,
     images: stores.images,
     uploads,
+    imageUploads,
     config,
     requestImageSweep,
     changes,
     events,
   })
-  addImageWorkMetrics(metrics, thumbnails.imageWork.stats)
+  addImageWorkMetrics(metrics, imageUploads.pool.stats)
   return {
     posts,
     feeds: makeFeedService({
@@ -106,6 +112,7 @@ export function makeContentServices({
       pageMaxBytes: config.listPageMaxBytes,
     }),
     thumbnails,
+    media: makeMediaService({ store: stores.media, uploads, imageUploads, config, changes, requestImageSweep }),
     postHtml: makeHtmlBackfill({ store: stores.posts, renderer, changes, log }),
     /** Stops the rendering threads, once the renderings queued have finished. */
     close: () => renderer.close(),

@@ -54,6 +54,9 @@ const NOT_REPLAYED: Record<string, string> = {
   'Conflict.webhookLimitReached': 'needs 20 endpoints; compared with this example in test/webhooks/endpoints.test.ts',
   'Conflict.apiTokenLimitReached': 'needs 20 tokens; compared with this example in test/auth/api-tokens/bounds.test.ts',
   'Unauthorized.apiTokenExpired': 'needs a token past its expiry; compared in test/auth/api-tokens/bounds.test.ts',
+  'Conflict.mediaInUse': 'names the ids of posts made here; its shape is checked in test/content/media/delete.test.ts',
+  'PayloadTooLarge.mediaQuotaExceeded':
+    'names the bytes of renditions encoded here; its shape is checked in test/content/media/quota.test.ts',
 }
 
 /** The error in the JSON body of a raw HTTP answer. */
@@ -193,6 +196,7 @@ t.test('every error example in the spec is what the service answers', async (t) 
     'NotFound.imageNotFound': () => errorOf({ method: 'GET', url: `/images/${'0'.repeat(64)}.webp` }),
     'NotFound.thumbnailNotFound': () =>
       errorOf({ method: 'DELETE', url: `/posts/${draft.id}/thumbnail`, headers: user.auth }),
+    'NotFound.mediaNotFound': () => errorOf({ method: 'GET', url: `/media/${unknownId}`, headers: user.auth }),
     'NotFound.sessionNotFound': () =>
       errorOf({ method: 'DELETE', url: `/me/sessions/${unknownId}`, headers: user.auth }),
     'NotFound.webhookNotFound': () => errorOf({ method: 'DELETE', url: `/webhooks/${unknownId}`, headers: admin.auth }),

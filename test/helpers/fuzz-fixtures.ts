@@ -8,6 +8,7 @@ import { registerAdmin, registerUser, type Account } from './accounts.ts'
 import { createCategory, createComment } from './content.ts'
 import type { Hints } from './fuzz-values.ts'
 import { pngClaiming, solidImage, uploadThumbnail } from './images.ts'
+import { createMedia } from './media.ts'
 import { createPost } from './posts.ts'
 
 export interface Fixtures {
@@ -44,6 +45,9 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
       ),
     ),
   ])
+  // Media items of two owners, one shown by a published post (as part C's post writes will record it).
+  const media = [await createMedia(app, author.auth, 64), await createMedia(app, other.auth, 64)]
+  await app.services.database.prisma.postMedia.create({ data: { postId: published.id, mediaId: media[0]!.id } })
   const [reply, categories, ...cursors] = await Promise.all([
     createComment(app, author, published.id, { parentId: comment.id }),
     app
@@ -53,6 +57,7 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
     nextCursor(app, '/categories?limit=1'),
     nextCursor(app, '/users?limit=1', admin.auth),
     nextCursor(app, `/posts/${published.id}/comments?limit=1`),
+    nextCursor(app, '/media?limit=1', admin.auth),
   ])
   const imageKeys = (withThumbnail.json().data.thumbnail?.sizes ?? []).map((size: { url: string }) =>
     size.url.slice('/images/'.length),
@@ -73,7 +78,9 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
       CommentId: [comment.id, reply.id],
       CategoryId: categoryIds,
       UserId: accounts.map((account) => account.id),
-      ImageKey: imageKeys,
+      ImageKey: [...imageKeys, ...media.map((item) => item.url.slice('/images/'.length))],
+      MediaId: media.map((item) => item.id),
+      owner: accounts.map((account) => account.id),
       slug: [published, draft, scheduled, othersPost].map((post) => post.slug as string),
       categoryIds,
       parentId: [comment.id, reply.id],

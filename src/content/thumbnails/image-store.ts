@@ -8,22 +8,30 @@ import type { Tx } from '../../db/transaction.ts'
 /** How many orphans one statement deletes, so a large backlog never becomes one huge transaction. */
 const SWEEP_BATCH = 200
 
+/**
+ * Stores the image rows (and bytes) of `renditions` in the caller's transaction `tx`: thumbnails and
+ * media items alike. An image already stored (same bytes) is reused; `do update` locks its row until
+ * the transaction ends, so a concurrent sweep skips it instead of deleting it under us.
+ */
+export async function storeImages(tx: Tx, renditions: readonly Rendition[]): Promise<void> {
+  for (const image of renditions) {
+    await tx.$executeRaw`
+      insert into images (key, content_type, width, height, byte_size, data)
+      values (${image.key}, ${image.contentType}, ${image.width}, ${image.height}, ${image.data.length}, ${image.data})
+      on conflict (key) do update set content_type = excluded.content_type`
+  }
+}
+
 /** A post's thumbnail rows and their images, written in the post write's transaction `tx` (PostStore.transaction). */
 export function thumbnailWrites(tx: Tx) {
   return {
     /**
-     * Makes `postId`'s thumbnail exactly `renditions`; returns how many rows it had before.
-     * An image already stored (same bytes) is reused; `do update` locks its row until the
-     * transaction ends, so a concurrent sweep skips it instead of deleting it under us.
+     * Makes `postId`'s thumbnail exactly `renditions` (its images through storeImages); returns how
+     * many rows it had before.
      */
     async replace(postId: string, renditions: Rendition[]): Promise<number> {
       const { count } = await tx.postThumbnail.deleteMany({ where: { postId } })
-      for (const image of renditions) {
-        await tx.$executeRaw`
-          insert into images (key, content_type, width, height, byte_size, data)
-          values (${image.key}, ${image.contentType}, ${image.width}, ${image.height}, ${image.data.length}, ${image.data})
-          on conflict (key) do update set content_type = excluded.content_type`
-      }
+      await storeImages(tx, renditions)
       await tx.postThumbnail.createMany({
         data: renditions.map((image) => ({ postId, imageKey: image.key, width: image.width })),
       })
