@@ -23,6 +23,7 @@ import type { Metrics } from '../metrics/metrics.ts'
 import type { Queue } from '../queue/queue.ts'
 import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { Caches } from './caches.ts'
+import { imageUrlPrefix } from '../storage/image-url.ts'
 
 export interface ContentServicesOptions {
   config: Config
@@ -71,7 +72,7 @@ export function makeContentServices({
     html: renderer,
     events,
     pageMaxBytes: config.listPageMaxBytes,
-    publicPath: config.publicPath,
+    imageUrls: imageUrlPrefix(config),
   })
   const uploads = makeUploadRate(stores.counters, config)
   const thumbnails = makeThumbnailService({
@@ -83,6 +84,7 @@ export function makeContentServices({
     requestImageSweep,
     changes,
     events,
+    imageUrls: imageUrlPrefix(config),
   })
   addImageWorkMetrics(metrics, thumbnails.imageWork.stats)
   return {

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto'
 import type { components } from '../../generated/api.ts'
 import type { AssertTrue, ListsEveryKeyOnce, Wire } from '../../wire.ts'
 import type { PostRecord } from './post-store.ts'
+import { imageUrl } from '../../storage/image-url.ts'
 
 export type Post = components['schemas']['Post']
 
@@ -45,21 +46,15 @@ const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 export const storedHtml = (post: { html: string | null }): string => post.html ?? ''
 
 /**
- * What a thumbnail's url starts with, before the image's key: getImage's path under PUBLIC_URL's
- * path (`publicPath`, config.publicPath: '' or '/blog'). An absolute-path reference: clients resolve
- * it against PUBLIC_URL's origin, and a proxy serving the API under that path strips it. toPost and
- * the list SQL (postColumns) both write it from here.
+ * The post as the server writes it: every property, in POST_KEYS's order. Image urls start with
+ * `imageUrls` (imageUrlPrefix, src/storage/image-url.ts), as the list SQL (postColumns) writes them.
  */
-export const imagesPath = (publicPath: string) => `${publicPath}/images/`
-
-/** The post as the server writes it: every property, in POST_KEYS's order; image urls under `publicPath`. */
-export function toPost(post: PostRecord, publicPath: string): Wire<Post> {
-  const images = imagesPath(publicPath)
+export function toPost(post: PostRecord, imageUrls: string): Wire<Post> {
   const sizes = post.thumbnail
     .map(({ image }) => ({
       width: image.width,
       height: image.height,
-      url: `${images}${image.key}`,
+      url: imageUrl(imageUrls, image.key),
       contentType: image.contentType as ImageType,
     }))
     .sort((a, b) => a.width - b.width || byCodePoint(a.url, b.url))

@@ -138,17 +138,17 @@ export function known({ ids, unknown }: { ids: string[]; unknown: number }): str
 
 /**
  * Locks and loads a post the caller may change, in the order of refusals the spec gives (412 last).
- * `publicPath` is the one reads write the post with, so the ETag compared is the one they sent.
+ * `imageUrls` (the image url prefix) is the one reads write the post with, so the ETag compared is the one they sent.
  */
 export async function lockEditable(
   write: PostWrite,
   principal: Principal,
   id: string,
   ifMatch: string | undefined,
-  publicPath: string,
+  imageUrls: string,
 ): Promise<PostRecord> {
   await lockForEdit(write, principal, id)
   const post = (await write.find(id))!
-  checkIfMatch(ifMatch, toPost(post, publicPath))
+  checkIfMatch(ifMatch, toPost(post, imageUrls))
   return post
 }

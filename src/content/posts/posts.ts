@@ -38,8 +38,8 @@ export interface PostServiceOptions {
   events: WebhookEvents
   /** LIST_PAGE_MAX_BYTES: the most bytes of posts one page carries. */
   pageMaxBytes: number
-  /** PUBLIC_URL's path (config.publicPath), which image urls start with (post-view.ts, imagesPath). */
-  publicPath: string
+  /** What every image url starts with (imageUrlPrefix, src/storage/image-url.ts). */
+  imageUrls: string
 }
 
 export function makePostService(options: PostServiceOptions) {

@@ -55,8 +55,9 @@ export interface ThumbnailServiceOptions {
     | 'imageConcurrency'
     | 'imageQueueMax'
     | 'imageJobsPerUser'
-    | 'publicPath'
   >
+  /** What every image url starts with (imageUrlPrefix, src/storage/image-url.ts). */
+  imageUrls: string
   requestImageSweep: RequestImageSweep
   changes: PostChanges
 }
@@ -70,6 +71,7 @@ export function makeThumbnailService({
   requestImageSweep,
   changes,
   events,
+  imageUrls,
 }: ThumbnailServiceOptions) {
   const imageWork = makeWorkPool({
     concurrency: config.imageConcurrency,
@@ -108,7 +110,7 @@ export function makeThumbnailService({
         await lockForEdit(write, principal, postId)
         const previous = await write.replaceThumbnail(postId, renditions)
         await write.touch(postId)
-        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, config.publicPath))
+        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, imageUrls))
         return previous
       })
       await changes.changed({ postId })
@@ -121,7 +123,7 @@ export function makeThumbnailService({
         await lockForEdit(write, principal, postId)
         if ((await write.removeThumbnail(postId)) === 0) throw notFound('THUMBNAIL_NOT_FOUND', 'Thumbnail')
         await write.touch(postId)
-        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, config.publicPath))
+        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, imageUrls))
       })
       await changes.changed({ postId })
       await requestImageSweep()
@@ -133,8 +135,12 @@ export function makeThumbnailService({
     imageCounts: () => ({ ...imageCounts }),
     findImage: images.find,
     imageExists: images.exists,
-    /** Deletes the images no thumbnail uses any more (the sweep job's work). */
+    /** Deletes the images no thumbnail and no media item uses any more (the sweep job's work). */
     sweepUnusedImages: images.sweepOrphans,
+    /** Deletes the bucket's objects no row needs, older than `graceMs` (the daily bucket sweep, media:migrate). */
+    sweepBucket: images.sweepBucket,
+    /** Stores images, rows and bytes, in a caller's transaction (image-store.ts, StoreImages). */
+    storeImages: images.storeImages,
   }
 }
 

@@ -7,6 +7,7 @@ import { isDatabaseUnavailable, isUserGone } from '../../db/errors.ts'
 import { ApiError, RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetail } from '../../errors/api-error.ts'
 import { failure } from '../envelope.ts'
 import { shorten } from './shorten.ts'
+import { StorageUnavailableError, storageUnavailable } from '../../storage/driver.ts'
 import { TEXT_KEYWORD } from '../body/validation.ts'
 
 interface AjvIssue {
@@ -144,6 +145,11 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     // the client may retry, and the log says what happened without the driver's whole state.
     request.log.warn({ reason: error.message.split('\n').filter(Boolean).at(-1) }, 'database unavailable')
     return sendError(request, reply, databaseUnavailable())
+  }
+  if (error instanceof StorageUnavailableError) {
+    // The object store is down or slow: the write rolled back, so the client may simply retry.
+    request.log.warn({ reason: error.message }, 'object storage unavailable')
+    return sendError(request, reply, storageUnavailable())
   }
   request.log.error({ err: error }, 'unexpected error')
   return sendError(
