@@ -55,7 +55,9 @@ export const getImage: OperationHandler<'getImage'> = async (request, reply) => 
     'content-length': bytes.kind === 'buffer' ? bytes.data.length : bytes.length,
     'x-content-type-options': 'nosniff',
   })
-  // Binary, not an envelope: sent here, so the handler returns nothing.
-  reply.send(bytes.kind === 'buffer' ? bytes.data : bytes.stream)
+  // Binary, not an envelope: sent here, so the handler returns nothing. Awaited until the answer
+  // has gone: a stream is still flowing when send returns, and an async handler that resolved
+  // first would have Fastify answer again, empty.
+  await reply.send(bytes.kind === 'buffer' ? bytes.data : bytes.stream)
   return undefined
 }
