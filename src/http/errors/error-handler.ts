@@ -140,16 +140,17 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     // The caller's account was deleted while this write waited on its row.
     return sendError(request, reply, callerGone(request.principal))
   }
+  // Before the database's check, which would take a refused connection to the store for its own.
+  if (error instanceof StorageUnavailableError) {
+    // The object store is down or slow: the write rolled back, so the client may simply retry.
+    request.log.warn({ reason: error.message }, 'object storage unavailable')
+    return sendError(request, reply, storageUnavailable())
+  }
   if (isDatabaseUnavailable(error)) {
     // A passing condition (the database restarts, fails over, is out of connections), not a bug:
     // the client may retry, and the log says what happened without the driver's whole state.
     request.log.warn({ reason: error.message.split('\n').filter(Boolean).at(-1) }, 'database unavailable')
     return sendError(request, reply, databaseUnavailable())
-  }
-  if (error instanceof StorageUnavailableError) {
-    // The object store is down or slow: the write rolled back, so the client may simply retry.
-    request.log.warn({ reason: error.message }, 'object storage unavailable')
-    return sendError(request, reply, storageUnavailable())
   }
   request.log.error({ err: error }, 'unexpected error')
   return sendError(
