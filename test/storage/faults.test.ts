@@ -20,12 +20,15 @@ async function inBucket(bucket: ReturnType<typeof makeS3Driver>): Promise<string
   return keys
 }
 
-function storageRefusal(t: Test, response: { statusCode: number; headers: Record<string, unknown>; json(): any }) {
+type Refusal = { error: { code: string; details: { path: string }[] } }
+
+function storageRefusal(t: Test, response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }) {
   t.equal(response.statusCode, 503)
   t.ok(Number(response.headers['retry-after']) > 0, 'with Retry-After')
-  t.equal(response.json().error.code, 'SERVICE_UNAVAILABLE')
+  const { error } = response.json() as Refusal
+  t.equal(error.code, 'SERVICE_UNAVAILABLE')
   t.same(
-    response.json().error.details.map((detail: { path: string }) => detail.path),
+    error.details.map((detail) => detail.path),
     ['storage'],
     'naming the object store',
   )

@@ -121,5 +121,4 @@ export function makeImageStore(prisma: PrismaClient, storage: Storage) {
   }
 }
 
-
 export type ImageStore = ReturnType<typeof makeImageStore>
