@@ -2,10 +2,13 @@
 // images.data) and an S3-compatible bucket (bytes at `${S3_PREFIX}${key}`, images.data null).
 // Every images row stays in the database wherever its bytes are: its `location` says where.
 import type { Readable } from 'node:stream'
-import type { ImageLocation } from '../generated/prisma/enums.ts'
+import type { MediaStorage } from '../config/storage.ts'
 import { ApiError, RETRY_AFTER_SECONDS } from '../errors/api-error.ts'
 
 /** An image's bytes as read: the database's in memory, the bucket's as a stream never held whole. */
+/** Where an image's bytes are: the images.location column's values, which are MEDIA_STORAGE's. */
+export type ImageLocation = MediaStorage
+
 export type ImageBytes = { kind: 'buffer'; data: Buffer } | { kind: 'stream'; stream: Readable; length: number }
 
 export interface StorageDriver {

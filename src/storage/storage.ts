@@ -2,9 +2,8 @@
 // location rows may already be at (a bucket configured while MEDIA_STORAGE=database still serves
 // the images moved there). Built once in src/services.ts.
 import type { StorageConfig } from '../config/storage.ts'
-import type { ImageLocation } from '../generated/prisma/enums.ts'
 import { databaseDriver } from './database-driver.ts'
-import { StorageUnavailableError, type StorageDriver } from './driver.ts'
+import { StorageUnavailableError, type ImageLocation, type StorageDriver } from './driver.ts'
 import { makeS3Driver, type S3Driver } from './s3-driver.ts'
 
 export interface Storage {
