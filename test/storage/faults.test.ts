@@ -2,6 +2,7 @@
 // with Retry-After within STORAGE_TIMEOUT_MS and keep nothing (no row without its object); an
 // object the store took while the answer was lost is found by the bucket sweep; reads of s3 images
 // answer 503, never 500; /health says the store is down.
+import { randomBytes } from 'node:crypto'
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helpers/build.ts'
@@ -13,6 +14,8 @@ import { startS3Proxy } from '../helpers/s3-proxy.ts'
 import { makeS3Driver } from '../../src/storage/s3-driver.ts'
 
 const TIMEOUT_MS = 1000
+// New bytes each run: on a shared PostgreSQL, rows of an earlier run's images are still there.
+const freshColour = () => `#${randomBytes(3).toString('hex')}`
 
 async function inBucket(bucket: ReturnType<typeof makeS3Driver>): Promise<string[]> {
   const keys: string[] = []
@@ -59,7 +62,7 @@ t.test(
     })
     const author = await registerUser(app)
     const post = await createPost(app, author)
-    const image = await solidImage(700, 500, 'png', '#336699')
+    const image = await solidImage(700, 500, 'png', freshColour())
 
     // The store takes the bytes and its answer never comes.
     proxy.set('blackhole')
@@ -103,7 +106,10 @@ t.test(
     proxy.set('pass')
     storageRefusal(t, await app.inject({ method: 'GET', url: `/images/${keys[0]}` }))
     const other = await createPost(app, author)
-    storageRefusal(t, await uploadThumbnail(app, other.id, author.auth, await solidImage(640, 480, 'png', '#993366')))
+    storageRefusal(
+      t,
+      await uploadThumbnail(app, other.id, author.auth, await solidImage(640, 480, 'png', freshColour())),
+    )
     t.equal(
       (await app.inject({ method: 'GET', url: `/posts/${post.id}`, headers: author.auth })).statusCode,
       200,
