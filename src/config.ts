@@ -8,11 +8,12 @@ import { imageFormats } from './config/image-formats.ts'
 import { jwtSecret } from './config/jwt-secret.ts'
 import { listeners, type ListenerConfig } from './config/listeners.ts'
 import { refuseQuietDefaults } from './config/production.ts'
+import { storageConfig, type StorageConfig } from './config/storage.ts'
 import { ConfigError, flag, integer, oneOf, text, url, type Env } from './config/variables.ts'
 
 export { ConfigError }
 
-export interface Config extends ListenerConfig {
+export interface Config extends ListenerConfig, StorageConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** postgres:// URL, or null for the embedded PGlite database. */
   databaseUrl: string | null
@@ -145,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
   const base = publicUrl(env, listening.host, listening.port)
   return {
     ...listening,
+    ...storageConfig(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     databaseUrl,
     dataDir,

@@ -28,6 +28,8 @@ import type { PostService } from './content/posts/posts.ts'
 import { makePostSlugStore } from './content/slugs/post-slug-store.ts'
 import type { SlugCache } from './content/slugs/slug-cache.ts'
 import type { ThumbnailService } from './content/thumbnails/thumbnails.ts'
+import { imageUrlPrefix } from './storage/image-url.ts'
+import { makeStorage, transactionTimeout, type Storage } from './storage/storage.ts'
 import { makeImageStore } from './content/thumbnails/image-store.ts'
 import { makeMediaStore } from './content/media/media-store.ts'
 import type { MediaService } from './content/media/media.ts'
@@ -79,6 +81,10 @@ export interface Services {
   thumbnails: ThumbnailService
   /** Each user's media library (uploadMedia and the rest of the `media` tag). */
   media: MediaService
+  /** Where image bytes are kept (src/storage/): getImage's reads, /health's check. */
+  storage: Storage
+  /** What every image url starts with (imageUrlPrefix). */
+  imageUrls: string
   /** Renders the html of posts that have none, which the render-posts job runs. */
   postHtml: HtmlBackfill
   /** The account tables' clean-up, which the clean-up-accounts job runs. */
@@ -111,19 +117,29 @@ export interface ServicesOptions {
 }
 
 /** Every store, made once: with src/db/, the only code that talks to the database. */
-function makeStores({ prisma }: Database, config: Config) {
+function makeStores({ prisma }: Database, config: Config, storage: Storage) {
+  // Built first: the post store writes thumbnails' images through it, as the media store does.
+  const images = makeImageStore(prisma, storage)
   return {
     accounts: makeAccountStore(prisma),
     deletions: makeAccountDeletionStore(prisma, { databaseTimeoutMs: config.databaseTimeoutMs }),
     accountTokens: makeAccountTokenStore(prisma),
     apiTokens: makeApiTokenStore(prisma),
     counters: makeRateLimitStore(prisma),
-    posts: makePostStore(prisma, { databaseTimeoutMs: config.databaseTimeoutMs, publicPath: config.publicPath }),
+    posts: makePostStore(prisma, {
+      databaseTimeoutMs: config.databaseTimeoutMs,
+      imageUrls: imageUrlPrefix(config),
+      storeImages: images.storeImages,
+      transactionTimeoutMs: transactionTimeout(storage),
+    }),
     postSlugs: makePostSlugStore(prisma),
     categories: makeCategoryStore(prisma),
     comments: makeCommentStore(prisma),
-    images: makeImageStore(prisma),
-    media: makeMediaStore(prisma),
+    images,
+    media: makeMediaStore(prisma, {
+      storeImages: images.storeImages,
+      transactionTimeoutMs: transactionTimeout(storage),
+    }),
     webhooks: makeWebhookStore(prisma),
   }
 }
@@ -140,7 +156,8 @@ export function makeServices({
 }: ServicesOptions) {
   const { prisma } = database
   const { boss } = queue
-  const stores = makeStores(database, config)
+  const storage = makeStorage(config)
+  const stores = makeStores(database, config, storage)
   const webhookServices = makeWebhookServices({ config, queue, store: stores.webhooks, log, options: webhooks })
   const { events, deliveriesQueued } = webhookServices
   const metrics = makeMetrics({ database, queue })
@@ -175,6 +192,8 @@ export function makeServices({
   })
   const services: Services = {
     config,
+    storage,
+    imageUrls: imageUrlPrefix(config),
     database,
     queue,
     version,
@@ -208,6 +227,7 @@ export function makeServices({
       await listener?.close()
       await accounts.close()
       await content.close()
+      storage.close()
     },
   }
 }

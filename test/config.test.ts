@@ -342,3 +342,76 @@ t.test('the server refuses to start in production without DATABASE_URL, with one
   t.equal(code, 1)
   t.match(stderr, /^Invalid configuration: DATABASE_URL is required in production[^\n]*\n$/)
 })
+
+t.test('media storage: the database by default; s3 needs its bucket; every refusal names its variable', async (t) => {
+  const defaults = loadConfig({ DATA_DIR: 'memory:' })
+  t.equal(defaults.mediaStorage, 'database')
+  t.equal(defaults.s3, null, 'no bucket unless S3_BUCKET is set')
+  t.equal(defaults.storageTimeoutMs, 5000)
+  t.equal(defaults.mediaPublicBaseUrl, null)
+  const s3 = loadConfig({
+    DATA_DIR: 'memory:',
+    MEDIA_STORAGE: 's3',
+    S3_BUCKET: 'blog-images',
+    S3_ENDPOINT: 'http://127.0.0.1:9000/',
+    S3_FORCE_PATH_STYLE: 'true',
+    MEDIA_PUBLIC_BASE_URL: 'https://cdn.example.com/images/',
+  })
+  t.same(s3.s3, {
+    endpoint: 'http://127.0.0.1:9000',
+    region: 'us-east-1',
+    bucket: 'blog-images',
+    prefix: 'images/',
+    forcePathStyle: true,
+  })
+  t.equal(s3.mediaPublicBaseUrl, 'https://cdn.example.com/images', 'without its trailing slash')
+  const refusals: [Record<string, string>, RegExp][] = [
+    [{ MEDIA_STORAGE: 'disk' }, /^Invalid configuration: MEDIA_STORAGE must be one of database, s3/],
+    [{ MEDIA_STORAGE: 's3' }, /^Invalid configuration: S3_BUCKET is required when MEDIA_STORAGE=s3/],
+    [{ S3_BUCKET: 'Bad_Bucket' }, /^Invalid configuration: S3_BUCKET must be an S3 bucket name/],
+    [
+      { S3_BUCKET: 'blog-images' },
+      /^Invalid configuration: S3_REGION is required with S3_BUCKET when S3_ENDPOINT is unset/,
+    ],
+    [{ S3_ENDPOINT: 'ftp://store' }, /^Invalid configuration: S3_ENDPOINT must be an http\(s\) URL/],
+    [
+      { S3_BUCKET: 'b-1', S3_REGION: 'eu-west-1', S3_PREFIX: '/images/' },
+      /^Invalid configuration: S3_PREFIX must not start with \//,
+    ],
+    [{ STORAGE_TIMEOUT_MS: '10' }, /^Invalid configuration: STORAGE_TIMEOUT_MS must be an integer from 100 to 120000/],
+    [
+      { MEDIA_PUBLIC_BASE_URL: 'cdn.example.com' },
+      /^Invalid configuration: MEDIA_PUBLIC_BASE_URL must be an http\(s\) URL/,
+    ],
+    [
+      { MEDIA_PUBLIC_BASE_URL: `https://cdn.example.com/${'a'.repeat(130)}` },
+      /^Invalid configuration: MEDIA_PUBLIC_BASE_URL must be at most 130 characters/,
+    ],
+    [
+      { MEDIA_PUBLIC_BASE_URL: 'https://cdn.example.com//images' },
+      /^Invalid configuration: MEDIA_PUBLIC_BASE_URL must be at most/,
+    ],
+  ]
+  for (const [env, message] of refusals) {
+    t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))
+    t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), ConfigError)
+  }
+  t.throws(
+    () =>
+      loadConfig({
+        DATA_DIR: 'memory:',
+        NODE_ENV: 'production',
+        DATABASE_URL: 'postgres://db/blog',
+        JWT_SECRET: 'x'.repeat(40),
+        SMTP_URL: 'smtp://mail',
+        EMAIL_VERIFICATION_URL: 'https://blog.example.com/v?t={token}',
+        PASSWORD_RESET_URL: 'https://blog.example.com/r?t={token}',
+        PUBLIC_URL: 'https://blog.example.com',
+        MEDIA_STORAGE: 's3',
+        S3_BUCKET: 'blog-images',
+        S3_ENDPOINT: 'https://minio.internal',
+      }),
+    /^Invalid configuration: S3_REGION is required with S3_BUCKET in production/,
+    'production names the region even for an S3-compatible store',
+  )
+})

@@ -225,11 +225,12 @@ export interface paths {
         /**
          * Check the service and its dependencies
          * @description The readiness probe. Checks the database (with a round trip whose latency is
-         *     reported) and the job queue. When either is down, or the instance is
+         *     reported), the job queue and, when one is configured, the object store image
+         *     bytes are kept in (`storage`). When any is down, or the instance is
          *     shutting down (from the moment it receives SIGTERM, for its drain period,
          *     while it still serves requests), the answer is `503 SERVICE_UNAVAILABLE`,
          *     whose `details` name each reason (`path: database`, `path: queue`,
-         *     `path: instance`); why a dependency failed is written in the server's log,
+         *     `path: storage`, `path: instance`); why a dependency failed is written in the server's log,
          *     not in the answer. A load balancer or Kubernetes' `readinessProbe` stops
          *     sending requests to an instance that answers 503 here.
          *
@@ -290,7 +291,11 @@ export interface paths {
          *     changes: answers carry a strong `ETag` and
          *     `Cache-Control: public, max-age=31536000, immutable`, and a matching
          *     `If-None-Match` gets `304`. Its success body is not a JSON envelope (as those of
-         *     `getMetrics` and `getFeed` are not); its errors are.
+         *     `getMetrics` and `getFeed` are not); its errors are. Bytes kept in object storage
+         *     are streamed from it; when that store is down or slow the answer is
+         *     `503 SERVICE_UNAVAILABLE` (`path: storage`) with `Retry-After`. Where the operator
+         *     set `MEDIA_PUBLIC_BASE_URL`, image urls point at that CDN or bucket instead, and
+         *     it serves the same bytes under the same key.
          */
         get: operations["getImage"];
         put?: never;
@@ -2028,6 +2033,7 @@ export interface components {
             queue: components["schemas"]["QueueHealth"];
             /** @constant */
             status: "ok";
+            storage: components["schemas"]["StorageHealth"];
         };
         HealthEnvelope: {
             data: components["schemas"]["Health"];
@@ -2473,6 +2479,22 @@ export interface components {
          *     characters; `null` when there was none (or for sessions begun before this was recorded).
          */
         SessionUserAgent: string | null;
+        /**
+         * @description Where image bytes are kept, as `getHealth` found it. `kind` is where new images go
+         *     (`MEDIA_STORAGE`): `database`, or `s3`, an S3-compatible bucket. Whenever a bucket is
+         *     configured (even with `kind: database`, while images moved there are still served from it),
+         *     it must answer a `HeadBucket` within `STORAGE_TIMEOUT_MS`; otherwise `getHealth` answers
+         *     `503` with a `details` entry whose `path` is `storage`.
+         */
+        StorageHealth: {
+            kind: components["schemas"]["StorageKind"];
+            status: components["schemas"]["DependencyStatus"];
+        };
+        /**
+         * @description Where new image bytes are stored (`MEDIA_STORAGE`).
+         * @enum {string}
+         */
+        StorageKind: "database" | "s3";
         /** @description A post's thumbnail in several widths (WebP; 320, 640 and 1280 pixels, never upscaled). */
         Thumbnail: {
             /** @description Ordered by width, smallest first. */
@@ -2488,14 +2510,17 @@ export interface components {
             height: number;
             /**
              * Format: uri-reference
-             * @description Where `getImage` serves it: an absolute-path reference (RFC 3986, section 4.2).
+             * @description Where the image is served. Where the operator set `MEDIA_PUBLIC_BASE_URL` (a CDN
+             *     or a public bucket), an absolute `http(s)` URL: that base, `/`, the key
+             *     (`https://cdn.example.com/images/<key>`). Otherwise where `getImage` serves it: an absolute-path reference (RFC 3986, section 4.2).
              *     Resolve it against the origin (scheme, host and port) of the URL the API is reached
              *     at, not against that URL's path: the path is in it already. Where the API is served
              *     at the root of its host (the default) it is `/images/<key>`; behind a proxy that
              *     serves it under `https://example.com/blog` it is `/blog/images/<key>`
              *     (`https://example.com/blog/images/<key>`, which the proxy passes to `getImage`).
-             *     Clients that take the key from it should take what follows the last `/images/`.
+             *     Clients that take the key from it should take what follows the last `/`.
              * @example /images/7b965e76570e8c2ad30ebf0d2aa7996f71c53ea3668b22f2242e7e3ae08792c9.webp
+             * @example https://cdn.example.com/images/7b965e76570e8c2ad30ebf0d2aa7996f71c53ea3668b22f2242e7e3ae08792c9.webp
              * @example /blog/images/7b965e76570e8c2ad30ebf0d2aa7996f71c53ea3668b22f2242e7e3ae08792c9.webp
              */
             url: string;
@@ -2988,9 +3013,10 @@ export interface components {
         /**
          * @description `SERVICE_UNAVAILABLE`: a dependency is down, or the instance is overloaded.
          *     `details` has one entry per failing component, whose `path` is the
-         *     component's name (`database`, `queue`, `server` when overloaded, `images`
-         *     when too many uploads wait to be decoded, `instance` when `getHealth` finds the
-         *     instance shutting down). Retry after `Retry-After` seconds.
+         *     component's name (`database`, `queue`, `storage` when the object store image
+         *     bytes are kept in is down or passes `STORAGE_TIMEOUT_MS`, `server` when overloaded,
+         *     `images` when too many uploads wait to be decoded, `instance` when `getHealth`
+         *     finds the instance shutting down). Retry after `Retry-After` seconds.
          */
         ServiceUnavailable: {
             headers: {
@@ -3056,9 +3082,9 @@ export interface components {
          *     `meta.requestId` when reporting it.
          *     - `500 INTERNAL_ERROR`: an unexpected error.
          *     - `501 NOT_IMPLEMENTED`: the operation is specified but not implemented yet.
-         *     - `503 SERVICE_UNAVAILABLE`: a dependency (database, queue) is down, or the
-         *       instance is overloaded (its event loop lags); `details` names the component
-         *       (`database`, `queue`, `server`). Sent with `Retry-After`; the request
+         *     - `503 SERVICE_UNAVAILABLE`: a dependency (database, queue, object storage) is
+         *       down, or the instance is overloaded (its event loop lags); `details` names the
+         *       component (`database`, `queue`, `storage`, `server`). Sent with `Retry-After`; the request
          *       failed fast and may be retried.
          */
         UnexpectedError: {
@@ -3677,6 +3703,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
     };

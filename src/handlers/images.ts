@@ -28,7 +28,7 @@ export const deletePostThumbnail: OperationHandler<'deletePostThumbnail'> = asyn
 }
 
 export const getImage: OperationHandler<'getImage'> = async (request, reply) => {
-  const { thumbnails } = request.server.services
+  const { thumbnails, storage } = request.server.services
   const { key } = request.params
   // Strong: the key is the SHA-256 of the bytes, so equal tags mean byte-for-byte equal images.
   const etag = `"${key}"`
@@ -38,15 +38,26 @@ export const getImage: OperationHandler<'getImage'> = async (request, reply) => 
     return undefined
   }
   const image = await thumbnails.findImage(key)
-  if (!image?.data) throw notFound('IMAGE_NOT_FOUND', 'Image')
+  if (image === null) throw notFound('IMAGE_NOT_FOUND', 'Image')
+  // From the database, or streamed from the bucket as it arrives (never held whole); a store that
+  // is down or slow throws StorageUnavailableError, answered 503 with Retry-After.
+  const bytes = await storage.at(image.location).read(key, image.data)
+  if (bytes === null) {
+    // Only an unused image can lack its bytes (a sweep deleted them and failed before its commit).
+    request.log.warn({ key, location: image.location }, 'image row without its bytes')
+    throw notFound('IMAGE_NOT_FOUND', 'Image')
+  }
   // The bytes are our own WebP encoding; nosniff keeps browsers from reading them as anything else.
   reply.headers({
     etag,
     'cache-control': IMMUTABLE,
     'content-type': image.contentType,
+    'content-length': bytes.kind === 'buffer' ? bytes.data.length : bytes.length,
     'x-content-type-options': 'nosniff',
   })
-  // Binary, not an envelope: sent here, so the handler returns nothing.
-  reply.send(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength))
+  // Binary, not an envelope: sent here, so the handler returns nothing. Awaited until the answer
+  // has gone: a stream is still flowing when send returns, and an async handler that resolved
+  // first would have Fastify answer again, empty.
+  await reply.send(bytes.kind === 'buffer' ? bytes.data : bytes.stream)
   return undefined
 }

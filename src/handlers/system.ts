@@ -56,25 +56,30 @@ const draining = () =>
 
 /** Readiness: the database and the queue answer, and the instance is not shutting down. */
 export const getHealth: OperationHandler<'getHealth'> = async (request, reply) => {
-  const { database, queue, config, drain } = request.server.services
+  const { database, queue, config, drain, storage } = request.server.services
   if (drain.draining) {
     sendError(request, reply, draining())
     return undefined
   }
-  const [db, jobs] = await Promise.allSettled([
+  // The bucket is checked whenever one is configured: images moved there are read from it even
+  // while new ones go to the database. The S3 driver bounds its call by STORAGE_TIMEOUT_MS itself.
+  const [db, jobs, bucket] = await Promise.allSettled([
     timed(() => database.ping(), config.databaseTimeoutMs),
     timed(() => queue.ping(), config.databaseTimeoutMs),
+    timed(async () => storage.s3?.ping(), config.storageTimeoutMs + 100),
   ])
   const down = [
     ...(db.status === 'rejected' ? [{ path: 'database', message: 'The database cannot be reached.' }] : []),
     ...(jobs.status === 'rejected' ? [{ path: 'queue', message: 'The job queue cannot reach its database.' }] : []),
+    ...(bucket.status === 'rejected' ? [{ path: 'storage', message: 'The object store cannot be reached.' }] : []),
   ]
-  if (db.status === 'rejected' || jobs.status === 'rejected') {
+  if (db.status === 'rejected' || jobs.status === 'rejected' || bucket.status === 'rejected') {
     // Why, for the operator only: the driver's text names databases, hosts and users.
     const reason = (result: PromiseSettledResult<number>) =>
       result.status === 'rejected' ? String((result.reason as Error | undefined)?.message ?? result.reason) : undefined
-    request.log.warn({ database: reason(db), queue: reason(jobs) }, 'health check failed')
-    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service cannot serve requests that need its database.', down, {
+    request.log.warn({ database: reason(db), queue: reason(jobs), storage: reason(bucket) }, 'health check failed')
+    const what = db.status === 'rejected' || jobs.status === 'rejected' ? 'its database' : 'its image storage'
+    throw new ApiError(503, 'SERVICE_UNAVAILABLE', `The service cannot serve requests that need ${what}.`, down, {
       'retry-after': String(RETRY_AFTER_SECONDS),
     })
   }
@@ -82,6 +87,7 @@ export const getHealth: OperationHandler<'getHealth'> = async (request, reply) =
     status: 'ok' as const,
     database: { status: 'up' as const, latencyMs: db.value },
     queue: { status: 'up' as const },
+    storage: { kind: config.mediaStorage, status: 'up' as const },
   })
 }
 

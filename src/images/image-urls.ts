@@ -21,15 +21,17 @@ export interface ImageUrls {
  */
 export const imagesPath = (publicPath: string) => `${publicPath}/images/`
 
-/** The URL responses and rendered HTML give for the image stored under `key`. */
-export const imageUrl = (urls: ImageUrls, key: string) =>
-  urls.publicBaseUrl === undefined ? `${imagesPath(urls.publicPath)}${key}` : `${urls.publicBaseUrl}/${key}`
+/**
+ * What the URL responses and rendered HTML give for a stored image starts with, before its key:
+ * the public base's when set, else getImage's path. src/storage/image-url.ts's imageUrlPrefix is
+ * this, from the settings.
+ */
+export const urlPrefixOf = (urls: ImageUrls) =>
+  urls.publicBaseUrl === undefined ? imagesPath(urls.publicPath) : `${urls.publicBaseUrl}/`
 
 /** The URLs image URLs start with: getImage's, always served, and the public base's when set. */
 export const imageUrlPrefixes = (urls: ImageUrls): string[] =>
-  urls.publicBaseUrl === undefined
-    ? [imagesPath(urls.publicPath)]
-    : [imagesPath(urls.publicPath), `${urls.publicBaseUrl}/`]
+  urls.publicBaseUrl === undefined ? [imagesPath(urls.publicPath)] : [imagesPath(urls.publicPath), urlPrefixOf(urls)]
 
 /** A media rendition's key: the hex SHA-256 of its bytes and `.webp` (src/images/renditions.ts). */
 export const MEDIA_KEY_LENGTH = 64 + '.webp'.length

@@ -13,6 +13,7 @@ import type { ConcurrentWorker } from './work-concurrently.ts'
 import { publishPostJob } from './publish-post.ts'
 import { renderPostsJob } from './render-posts.ts'
 import { startSendScheduledWorker } from './send-scheduled.ts'
+import { sweepBucketJob } from './sweep-bucket.ts'
 import { sweepImagesJob } from './sweep-images.ts'
 import { welcomeEmailJob } from './welcome-email.ts'
 
@@ -23,6 +24,7 @@ export const JOBS: readonly Job[] = [
   accountEmailJob,
   publishPostJob,
   sweepImagesJob,
+  sweepBucketJob,
   cleanUpAccountsJob,
   renderPostsJob,
   deliverWebhookJob,

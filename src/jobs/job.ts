@@ -30,7 +30,7 @@ export interface JobsOptions {
 export interface JobServices {
   config: Config
   posts: Pick<PostService, 'publishIfDue'>
-  thumbnails: Pick<ThumbnailService, 'sweepUnusedImages'>
+  thumbnails: Pick<ThumbnailService, 'sweepUnusedImages' | 'sweepBucket'>
   accountCleanup: AccountCleanup
   /** Renders the html of posts that have none: the render-posts job. */
   postHtml: Pick<HtmlBackfill, 'renderPending'>

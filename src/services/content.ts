@@ -26,6 +26,7 @@ import type { Metrics } from '../metrics/metrics.ts'
 import type { Queue } from '../queue/queue.ts'
 import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { Caches } from './caches.ts'
+import { imageUrlPrefix, imageUrlsOf } from '../storage/image-url.ts'
 
 export interface ContentServicesOptions {
   config: Config
@@ -75,9 +76,8 @@ export function makeContentServices({
     html: renderer,
     events,
     pageMaxBytes: config.listPageMaxBytes,
-    publicPath: config.publicPath,
-    // MEDIA_PUBLIC_BASE_URL (issue 34, part A) goes here as publicBaseUrl when set.
-    imageUrls: { publicPath: config.publicPath },
+    imageUrls: imageUrlPrefix(config),
+    mediaUrls: imageUrlsOf(config),
   })
   const uploads = makeUploadRate(stores.counters, config)
   const imageUploads = makeImageUploads(config)
@@ -87,10 +87,10 @@ export function makeContentServices({
     images: stores.images,
     uploads,
     imageUploads,
-    config,
     requestImageSweep,
     changes,
     events,
+    imageUrls: imageUrlPrefix(config),
   })
   addImageWorkMetrics(metrics, imageUploads.pool.stats)
   return {
@@ -112,7 +112,15 @@ export function makeContentServices({
       pageMaxBytes: config.listPageMaxBytes,
     }),
     thumbnails,
-    media: makeMediaService({ store: stores.media, uploads, imageUploads, config, changes, requestImageSweep }),
+    media: makeMediaService({
+      store: stores.media,
+      uploads,
+      imageUploads,
+      config,
+      imageUrls: imageUrlPrefix(config),
+      changes,
+      requestImageSweep,
+    }),
     postHtml: makeHtmlBackfill({ store: stores.posts, renderer, changes, log }),
     /** Stops the rendering threads, once the renderings queued have finished. */
     close: () => renderer.close(),

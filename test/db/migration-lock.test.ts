@@ -37,6 +37,7 @@ t.test('three apps starting together on one fresh database all start, with their
     'deliver-webhook',
     'publish-post',
     'render-posts',
+    'sweep-bucket',
     'sweep-images',
     'welcome-email',
   ])

@@ -3,14 +3,20 @@
 // test runs against that PostgreSQL — `npm test` is run once each way in CI.
 // Every response a test receives through the app it builds is checked against the spec
 // (test/helpers/contract.ts): a response that breaks the contract fails the test that asked for it.
+// TEST_MEDIA_STORAGE=s3 (npm run test:s3) stores every app's new images in an S3-compatible
+// server this process starts once (test/helpers/s3.ts) instead of the database.
 import type { Test } from 'tap'
 import { buildApp, type AppOptions } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { makeContractChecker, type CheckerOptions } from './contract.ts'
 import { watchContract } from './contract-watch.ts'
 import { reportOpenHandlesAtExit } from './exit-report.ts'
+import { startS3, type TestS3 } from './s3.ts'
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL)
+
+/** The S3-compatible server every app of this process stores images in, under TEST_MEDIA_STORAGE=s3. */
+export const testS3: TestS3 | null = process.env.TEST_MEDIA_STORAGE === 's3' ? await startS3() : null
 
 reportOpenHandlesAtExit()
 
@@ -32,6 +38,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     // Tests build several apps in one process: one app's start-up is lag for the others. The
     // overload guard is tested on its own (test/http/limits/overload.test.ts).
     EVENT_LOOP_MAX_DELAY_MS: '0',
+    ...testS3?.env,
     ...env,
   })
 }

@@ -108,9 +108,9 @@ export function uploadThumbnail(
   })
 }
 
-/** The keys a post's thumbnail uses, from its URLs. */
+/** The keys a post's thumbnail uses, from its URLs (what follows the last `/`, whatever the url prefix). */
 export const keysOf = (post: { thumbnail: { sizes: { url: string }[] } | null }) =>
-  (post.thumbnail?.sizes ?? []).map((size) => size.url.slice('/images/'.length))
+  (post.thumbnail?.sizes ?? []).map((size) => size.url.slice(size.url.lastIndexOf('/') + 1))
 
 /** Polls until `check` holds, for at most `timeoutMs`; returns whether it did. */
 export async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000, everyMs = 250): Promise<boolean> {

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { Parser } from 'htmlparser2'
 import sharp from 'sharp'
-import { imageUrl } from '../../src/images/image-urls.ts'
+import { urlPrefixOf } from '../../src/images/image-urls.ts'
 import { multipartBody, solidImage } from './images.ts'
 
 export interface TestMediaItem {
@@ -46,7 +46,7 @@ export async function createMediaItem(
     sorted.map(async (width) => {
       const data = await webp(width)
       const key = `${createHash('sha256').update(data).digest('hex')}.webp`
-      return { key, width, height: heightOf(width), data, url: imageUrl({ publicPath: '' }, key) }
+      return { key, width, height: heightOf(width), data, url: `${urlPrefixOf({ publicPath: '' })}${key}` }
     }),
   )
   const largest = renditions.at(-1)!

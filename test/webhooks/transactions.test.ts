@@ -110,7 +110,10 @@ t.test('an event emitted in a write that then rolls back leaves neither the even
   const admin = await registerAdmin(server)
   await createWebhook(server, admin, { url: 'http://127.0.0.1:9/a', events: ['post.updated'] })
   // The write path's own parts: the post store's transaction, and the events as src/services/webhooks.ts makes them.
-  const store = makePostStore(server.services.database.prisma, { publicPath: server.services.config.publicPath })
+  const store = makePostStore(server.services.database.prisma, {
+    imageUrls: server.services.imageUrls,
+    storeImages: server.services.thumbnails.storeImages,
+  })
   const events = makeWebhookEvents((job, id, sql) => enqueueWebhookDelivery(server.services.queue.boss, job, id, sql))
   const failure = new Error('refused after the event was queued')
   await t.rejects(

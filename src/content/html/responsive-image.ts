@@ -8,7 +8,7 @@
 // those this render wrote (keepWritten). markdown-it with raw HTML off writes none of them from an
 // author's text; this check holds should a parser bug or a future option let one through.
 import type { Attributes } from 'sanitize-html'
-import { imageUrl, mediaKeyOf } from '../../images/image-urls.ts'
+import { mediaKeyOf, urlPrefixOf } from '../../images/image-urls.ts'
 import type { BodyMedia, MediaImage } from './body-media.ts'
 
 /** Attributes only a media item's <img> carries, in the order it writes them (around alt and title). */
@@ -48,8 +48,8 @@ export function responsiveImage(
   const renditions = [...item.renditions].sort((a, b) => a.width - b.width)
   const largest = renditions.at(-1)!
   const attributes: Record<string, string> = {
-    src: imageUrl(media.urls, largest.key),
-    srcset: renditions.map((rendition) => `${imageUrl(media.urls, rendition.key)} ${rendition.width}w`).join(', '),
+    src: `${urlPrefixOf(media.urls)}${largest.key}`,
+    srcset: renditions.map((rendition) => `${urlPrefixOf(media.urls)}${rendition.key} ${rendition.width}w`).join(', '),
     sizes: `(max-width: ${item.width}px) 100vw, ${item.width}px`,
     width: String(item.width),
     height: String(item.height),

@@ -4,7 +4,7 @@ import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts'
 import { afterPosition, type Position } from '../../cursor.ts'
 import type { Tx } from '../../db/transaction.ts'
 import type { Rendition } from '../../images/renditions.ts'
-import { storeImages } from '../thumbnails/image-store.ts'
+import type { StoreImages } from '../thumbnails/image-store.ts'
 
 const mediaInclude = {
   renditions: { include: { image: { select: { key: true, width: true, height: true, contentType: true } } } },
@@ -30,7 +30,14 @@ async function usage(db: Tx | PrismaClient, ownerId: string): Promise<number> {
   return Number(row?.used ?? 0)
 }
 
-export function makeMediaStore(prisma: PrismaClient) {
+export interface MediaStoreOptions {
+  /** Stores the renditions' images, rows and bytes, in the item's transaction (image-store.ts). */
+  storeImages: StoreImages
+  /** The item's transaction may wait for the object store (storage.ts, transactionTimeout). */
+  transactionTimeoutMs: number
+}
+
+export function makeMediaStore(prisma: PrismaClient, { storeImages, transactionTimeoutMs }: MediaStoreOptions) {
   return {
     usage: (ownerId: string) => usage(prisma, ownerId),
 
@@ -40,29 +47,32 @@ export function makeMediaStore(prisma: PrismaClient) {
      * with it; otherwise stores nothing and returns the usage that refused it.
      */
     create: (ownerId: string, renditions: Rendition[], fits: (used: number) => boolean) =>
-      prisma.$transaction(async (tx): Promise<MediaRecord | { refusedAt: number }> => {
-        await tx.$executeRaw`select pg_advisory_xact_lock(hashtext('media-quota'), hashtext(${ownerId}))`
-        const used = await usage(tx, ownerId)
-        if (!fits(used)) return { refusedAt: used }
-        await storeImages(tx, renditions)
-        const largest = renditions.reduce((a, b) => (b.width > a.width ? b : a))
-        // Taken under the lock, not at the transaction's start: an owner's items are then created in
-        // commit order, and a reader paging their library never has one appear behind its cursor.
-        const [{ now }] = (await tx.$queryRaw<{ now: Date }[]>`select clock_timestamp()::timestamptz(3) as now`) as [
-          { now: Date },
-        ]
-        return tx.media.create({
-          data: {
-            ownerId,
-            width: largest.width,
-            height: largest.height,
-            byteSize: renditions.reduce((sum, image) => sum + image.data.length, 0),
-            createdAt: now,
-            renditions: { create: renditions.map((image) => ({ imageKey: image.key, width: image.width })) },
-          },
-          include: mediaInclude,
-        })
-      }),
+      prisma.$transaction(
+        async (tx): Promise<MediaRecord | { refusedAt: number }> => {
+          await tx.$executeRaw`select pg_advisory_xact_lock(hashtext('media-quota'), hashtext(${ownerId}))`
+          const used = await usage(tx, ownerId)
+          if (!fits(used)) return { refusedAt: used }
+          await storeImages(tx, renditions)
+          const largest = renditions.reduce((a, b) => (b.width > a.width ? b : a))
+          // Taken under the lock, not at the transaction's start: an owner's items are then created in
+          // commit order, and a reader paging their library never has one appear behind its cursor.
+          const [{ now }] = (await tx.$queryRaw<{ now: Date }[]>`select clock_timestamp()::timestamptz(3) as now`) as [
+            { now: Date },
+          ]
+          return tx.media.create({
+            data: {
+              ownerId,
+              width: largest.width,
+              height: largest.height,
+              byteSize: renditions.reduce((sum, image) => sum + image.data.length, 0),
+              createdAt: now,
+              renditions: { create: renditions.map((image) => ({ imageKey: image.key, width: image.width })) },
+            },
+            include: mediaInclude,
+          })
+        },
+        { timeout: transactionTimeoutMs },
+      ),
 
     find: (id: string) => prisma.media.findUnique({ where: { id }, include: mediaInclude }),
 

@@ -23,7 +23,9 @@ export interface MediaServiceOptions {
   /** The upload allowance thumbnails count in too. */
   uploads: UploadRate
   imageUploads: ImageUploads
-  config: Pick<Config, 'publicPath' | 'mediaQuotaBytes' | 'listPageMaxBytes'>
+  config: Pick<Config, 'mediaQuotaBytes' | 'listPageMaxBytes'>
+  /** What every image url starts with (imageUrlPrefix, src/storage/image-url.ts). */
+  imageUrls: string
   changes: PostChanges
   requestImageSweep: RequestImageSweep
 }
@@ -33,12 +35,13 @@ export function makeMediaService({
   uploads,
   imageUploads,
   config,
+  imageUrls,
   changes,
   requestImageSweep,
 }: MediaServiceOptions) {
   /** The caller's quota in bytes; none (null) for admins. */
   const quotaOf = (principal: Principal) => (principal.role === 'admin' ? null : config.mediaQuotaBytes)
-  const view = (media: MediaRecord) => toMedia(media, config.publicPath)
+  const view = (media: MediaRecord) => toMedia(media, imageUrls)
   const mayChange = (principal: Principal, media: MediaRecord | null): media is MediaRecord =>
     media !== null && (principal.role === 'admin' || principal.userId === media.ownerId)
   /** The item, if the caller may change it; 404 otherwise, as for an id that does not exist. */

@@ -3,7 +3,7 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts'
 import type { PostStatus } from '../../generated/prisma/enums.ts'
 import { inSnapshot, type Tx } from '../../db/transaction.ts'
-import { imagesPath, POST_KEYS } from './post-view.ts'
+import { POST_KEYS } from './post-view.ts'
 
 export interface ListQuery {
   status: PostStatus
@@ -44,12 +44,12 @@ export interface ListedPage {
 const iso = (column: Prisma.Sql) => Prisma.sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
 /**
- * Each property of the post `p` as toPost writes it with `publicPath`, in SQL: the same values, the
+ * Each property of the post `p` as toPost writes it with `imageUrls` (the image url prefix), in SQL: the same values, the
  * same sort orders (categories by slug in code point order, thumbnail sizes by width). Arrays are
  * joined by hand: json_agg puts a line break between elements. Every property of the spec's Post
  * must be here (the type says so); postJsonOf writes them in POST_KEYS's order, the view's.
  */
-const postColumns = (publicPath: string): { [Key in (typeof POST_KEYS)[number]]: Prisma.Sql } => ({
+const postColumns = (imageUrls: string): { [Key in (typeof POST_KEYS)[number]]: Prisma.Sql } => ({
   id: Prisma.sql`p.id`,
   title: Prisma.sql`p.title`,
   body: Prisma.sql`p.body`,
@@ -62,7 +62,7 @@ const postColumns = (publicPath: string): { [Key in (typeof POST_KEYS)[number]]:
     from (select c.id, c.name, c.slug from post_categories pc join categories c on c.id = pc.category_id
           where pc.post_id = p.id) c)`,
   thumbnail: Prisma.sql`(select ('{"sizes":[' || string_agg(to_json(s)::text, ',' order by s.width, s.url collate "C") || ']}')::json
-    from (select i.width, i.height, ${imagesPath(publicPath)}::text || i.key as url, i.content_type as "contentType"
+    from (select i.width, i.height, ${imageUrls}::text || i.key as url, i.content_type as "contentType"
           from post_thumbnails t join images i on i.key = t.image_key where t.post_id = p.id) s)`,
   // uuid order is the order of their lower-case hex text: toPost's code point order.
   mediaIds: Prisma.sql`to_json(array(select pm.media_id from post_media pm where pm.post_id = p.id order by pm.media_id))`,
@@ -72,12 +72,15 @@ const postColumns = (publicPath: string): { [Key in (typeof POST_KEYS)[number]]:
   slug: Prisma.sql`p.slug`,
 })
 
-/** The post `p` as JSON text, as toPost writes it with `publicPath`: a list item is the same bytes as GET /posts/{id}. */
+/** The post `p` as JSON text, as toPost writes it with `imageUrls`: a list item is the same bytes as GET /posts/{id}. */
 export type PostJson = Prisma.Sql
 
-/** PUBLIC_URL's path is fixed for the process: its store builds this once, and the path goes as a bound parameter. */
-export function postJsonOf(publicPath: string): PostJson {
-  const columns = postColumns(publicPath)
+/**
+ * The image url prefix is fixed for the process: its store builds this once, and the prefix goes as
+ * a bound parameter, concatenated with the key as imageUrl (src/storage/image-url.ts) does.
+ */
+export function postJsonOf(imageUrls: string): PostJson {
+  const columns = postColumns(imageUrls)
   return Prisma.sql`(select to_json(v)::text from (select ${Prisma.join(
     POST_KEYS.map((key) => Prisma.sql`${columns[key]} as ${Prisma.raw(`"${key}"`)}`),
   )}) v)`

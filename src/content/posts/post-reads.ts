@@ -38,17 +38,17 @@ function listed({ json, next, postIds, authorIds }: ListedPage, limit: number): 
 }
 
 /** What GET /posts/{id}'s cache loads on a miss: the post as stored, whoever may see it. */
-export const loadPost = (store: PostStore, publicPath: string) => async (id: string) => {
+export const loadPost = (store: PostStore, imageUrls: string) => async (id: string) => {
   const record = await store.find(id)
-  return record && toPost(record, publicPath)
+  return record && toPost(record, imageUrls)
 }
 
 type ReadOptions = Pick<
   PostServiceOptions,
-  'store' | 'cache' | 'slugs' | 'lists' | 'listGeneration' | 'pageMaxBytes' | 'publicPath'
+  'store' | 'cache' | 'slugs' | 'lists' | 'listGeneration' | 'pageMaxBytes' | 'imageUrls'
 >
 
-export function makePostReads({ store, cache, slugs, lists, listGeneration, pageMaxBytes, publicPath }: ReadOptions) {
+export function makePostReads({ store, cache, slugs, lists, listGeneration, pageMaxBytes, imageUrls }: ReadOptions) {
   async function readList(principal: Principal | null, query: ListPostsQuery): Promise<ListedPosts> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT
     const status = query.status ?? 'published'
@@ -70,7 +70,7 @@ export function makePostReads({ store, cache, slugs, lists, listGeneration, page
     async get(principal: Principal | null, id: string): Promise<Post> {
       const post = await store.find(id)
       if (!post || !canSee(principal, post)) throw postNotFound()
-      return toPost(post, publicPath)
+      return toPost(post, imageUrls)
     },
 
     /**

@@ -3,6 +3,7 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts'
 import type { PostStatus } from '../../generated/prisma/enums.ts'
 import { inSnapshot, type Tx } from '../../db/transaction.ts'
+import type { StoreImages } from '../thumbnails/image-store.ts'
 import { listPage, postJsonOf, type ListQuery } from './post-list-store.ts'
 import { writesIn, type PostWrite } from './post-write-store.ts'
 import { findOwnMedia } from '../html/body-media-store.ts'
@@ -31,11 +32,18 @@ export interface PostStoreOptions {
    * cut off by the server a little sooner (see transaction); without it, none is.
    */
   databaseTimeoutMs?: number
-  /** PUBLIC_URL's path (config.publicPath): the image urls of the posts lists write start with it. */
-  publicPath: string
+  /** What every image url starts with (imageUrlPrefix, src/storage/image-url.ts): the urls of the posts lists write. */
+  imageUrls: string
+  /** Stores a thumbnail's images, rows and bytes, in the write's transaction (image-store.ts). */
+  storeImages: StoreImages
+  /** Prisma's timeout for a write's transaction, which may wait for the object store (transactionTimeout). */
+  transactionTimeoutMs?: number
 }
 
-export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs, publicPath }: PostStoreOptions) {
+export function makePostStore(
+  prisma: PrismaClient,
+  { databaseTimeoutMs, imageUrls, storeImages, transactionTimeoutMs }: PostStoreOptions,
+) {
   // The server ends a write's statement before the client stops waiting for it: the client then
   // gets the server's error (SQLSTATE 57014, answered 503) and the transaction rolls back as usual.
   // A client that gives up first leaves the statement running on the server, long after its
@@ -46,7 +54,7 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs, publicP
   // is read again inside one.
   const torn = (post: PostRecord) =>
     post.categories.length === 0 || post.categories.some((filing) => filing.category === null)
-  const postJson = postJsonOf(publicPath)
+  const postJson = postJsonOf(imageUrls)
 
   return {
     /**
@@ -54,11 +62,14 @@ export function makePostStore(prisma: PrismaClient, { databaseTimeoutMs, publicP
      * bounded by what the write sends it (searchText).
      */
     transaction: <T>(work: (write: PostWrite) => Promise<T>) =>
-      prisma.$transaction(async (tx) => {
-        if (statementTimeout !== undefined)
-          await tx.$queryRaw`select set_config('statement_timeout', ${statementTimeout}, true)`
-        return work(writesIn(tx))
-      }),
+      prisma.$transaction(
+        async (tx) => {
+          if (statementTimeout !== undefined)
+            await tx.$queryRaw`select set_config('statement_timeout', ${statementTimeout}, true)`
+          return work(writesIn(tx, storeImages))
+        },
+        transactionTimeoutMs === undefined ? undefined : { timeout: transactionTimeoutMs },
+      ),
 
     /** The post with its relations. */
     async find(id: string) {

@@ -3,9 +3,7 @@ import { createHash } from 'node:crypto'
 import type { components } from '../../generated/api.ts'
 import type { AssertTrue, ListsEveryKeyOnce, Wire } from '../../wire.ts'
 import type { PostRecord } from './post-store.ts'
-import { imagesPath } from '../../images/image-urls.ts'
-
-export { imagesPath }
+import { imageUrl } from '../../storage/image-url.ts'
 
 export type Post = components['schemas']['Post']
 
@@ -48,14 +46,16 @@ const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
  */
 export const storedHtml = (post: { html: string | null }): string => post.html ?? ''
 
-/** The post as the server writes it: every property, in POST_KEYS's order; image urls under `publicPath`. */
-export function toPost(post: PostRecord, publicPath: string): Wire<Post> {
-  const images = imagesPath(publicPath)
+/**
+ * The post as the server writes it: every property, in POST_KEYS's order. Image urls start with
+ * `imageUrls` (imageUrlPrefix, src/storage/image-url.ts), as the list SQL (postColumns) writes them.
+ */
+export function toPost(post: PostRecord, imageUrls: string): Wire<Post> {
   const sizes = post.thumbnail
     .map(({ image }) => ({
       width: image.width,
       height: image.height,
-      url: `${images}${image.key}`,
+      url: imageUrl(imageUrls, image.key),
       contentType: image.contentType as ImageType,
     }))
     .sort((a, b) => a.width - b.width || byCodePoint(a.url, b.url))

@@ -100,7 +100,7 @@ export async function moveSlugs(write: PostWrite, current: PostRecord, status: P
 export interface BodyRendering {
   html: Pick<HtmlRenderer, 'render'>
   store: Pick<PostStore, 'ownMedia'>
-  imageUrls: ImageUrls
+  mediaUrls: ImageUrls
 }
 
 /**
@@ -110,13 +110,13 @@ export interface BodyRendering {
  * an admin editing someone's post shows that author's media, never the admin's).
  */
 export async function renderBody(
-  { html: renderer, store, imageUrls }: BodyRendering,
+  { html: renderer, store, mediaUrls }: BodyRendering,
   body: string,
   principal: Principal,
   authorId: string,
 ): Promise<RenderedBody> {
-  const keys = mediaKeysIn(body, imageUrls)
-  const media = keys.length === 0 ? undefined : { urls: imageUrls, byKey: await store.ownMedia(authorId, keys) }
+  const keys = mediaKeysIn(body, mediaUrls)
+  const media = keys.length === 0 ? undefined : { urls: mediaUrls, byKey: await store.ownMedia(authorId, keys) }
   try {
     return await renderer.render(body, principal.userId, media)
   } catch (error) {
@@ -153,17 +153,17 @@ export function known({ ids, unknown }: { ids: string[]; unknown: number }): str
 
 /**
  * Locks and loads a post the caller may change, in the order of refusals the spec gives (412 last).
- * `publicPath` is the one reads write the post with, so the ETag compared is the one they sent.
+ * `imageUrls` (the image url prefix) is the one reads write the post with, so the ETag compared is the one they sent.
  */
 export async function lockEditable(
   write: PostWrite,
   principal: Principal,
   id: string,
   ifMatch: string | undefined,
-  publicPath: string,
+  imageUrls: string,
 ): Promise<PostRecord> {
   await lockForEdit(write, principal, id)
   const post = (await write.find(id))!
-  checkIfMatch(ifMatch, toPost(post, publicPath))
+  checkIfMatch(ifMatch, toPost(post, imageUrls))
   return post
 }

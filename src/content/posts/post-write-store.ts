@@ -2,7 +2,7 @@
 import type { PostStatus } from '../../generated/prisma/enums.ts'
 import { sqlIn, type Tx } from '../../db/transaction.ts'
 import type { Rendition } from '../../images/renditions.ts'
-import { thumbnailWrites } from '../thumbnails/image-store.ts'
+import { thumbnailWrites, type StoreImages } from '../thumbnails/image-store.ts'
 import { postMediaWrites } from '../html/body-media-store.ts'
 import { slugWrites } from '../slugs/post-slug-store.ts'
 import { searchText } from '../search/search-text.ts'
@@ -24,8 +24,8 @@ export interface PostFields {
  * A write's statements, bound to its transaction (PostStore.transaction hands them out): what the
  * write locks, reads and changes is seen and kept together, or not at all.
  */
-export function writesIn(tx: Tx) {
-  const thumbnail = thumbnailWrites(tx)
+export function writesIn(tx: Tx, storeImages: StoreImages) {
+  const thumbnail = thumbnailWrites(tx, storeImages)
   const media = postMediaWrites(tx)
   return {
     /**

@@ -29,7 +29,7 @@ type UpdatePost = components['schemas']['UpdatePostRequest']
 
 type Writes = Pick<
   PostServiceOptions,
-  'store' | 'publications' | 'requestImageSweep' | 'changes' | 'html' | 'events' | 'publicPath' | 'imageUrls'
+  'store' | 'publications' | 'requestImageSweep' | 'changes' | 'html' | 'events' | 'imageUrls' | 'mediaUrls'
 >
 
 async function createPost(writes: Writes, principal: Principal, input: CreatePost): Promise<Post> {
@@ -68,12 +68,12 @@ async function createPost(writes: Writes, principal: Principal, input: CreatePos
     // Read while the categories are still locked: a category deleted right after the commit
     // would otherwise be read as a filing without its category.
     const post = (await write.find(id))!
-    if (status === 'published') await events.emit(write.sql, 'post.published', toPost(post, writes.publicPath))
+    if (status === 'published') await events.emit(write.sql, 'post.published', toPost(post, writes.imageUrls))
     return post
   })
   // A new post is in no post cache; a published one is in lists.
   if (status === 'published') await changes.changed({ createdPostId: created.id })
-  return toPost(created, writes.publicPath)
+  return toPost(created, writes.imageUrls)
 }
 
 async function updatePost(
@@ -98,7 +98,7 @@ async function updatePost(
     // The categories before the post, the order deleteCategory locks them in (its category,
     // then the posts filed there): the opposite order could deadlock with it.
     const categories = input.categoryIds === undefined ? undefined : await lockCategories(write, input.categoryIds)
-    const current = await lockEditable(write, principal, id, ifMatch, writes.publicPath)
+    const current = await lockEditable(write, principal, id, ifMatch, writes.imageUrls)
     const status = input.status ?? current.status
     const publishedAt = publishedAtAfter(input, current, status)
     const body = input.body ?? current.body
@@ -117,22 +117,22 @@ async function updatePost(
       await write.reindex(id, input.title ?? current.title, body)
     const post = (await write.find(id))!
     const published = current.status !== 'published' && status === 'published'
-    await events.emit(write.sql, published ? 'post.published' : 'post.updated', toPost(post, writes.publicPath))
+    await events.emit(write.sql, published ? 'post.published' : 'post.updated', toPost(post, writes.imageUrls))
     // Public lists hold published posts only: a post that is not and was not published is in none.
     return { post, listed: current.status === 'published' || status === 'published' }
   })
   await changes.changed({ postId: id, listsChanged: updated.listed })
-  return toPost(updated.post, writes.publicPath)
+  return toPost(updated.post, writes.imageUrls)
 }
 
 async function removePost(writes: Writes, principal: Principal, id: string, ifMatch: string | undefined) {
   const { store, publications, changes, events } = writes
   const removed = await store.transaction(async (write) => {
-    const post = await lockEditable(write, principal, id, ifMatch, writes.publicPath)
+    const post = await lockEditable(write, principal, id, ifMatch, writes.imageUrls)
     if (post.publishJobId !== null) await publications.cancel(post.publishJobId, write.sql)
     // The thumbnail rows go with the post (cascade); the images behind them, with the sweep.
     await write.remove(id)
-    await events.emit(write.sql, 'post.deleted', toPost(post, writes.publicPath))
+    await events.emit(write.sql, 'post.deleted', toPost(post, writes.imageUrls))
     return { hadThumbnail: post.thumbnail.length > 0, listed: post.status === 'published' }
   })
   await changes.changed({ postId: id, listsChanged: removed.listed })
@@ -140,13 +140,13 @@ async function removePost(writes: Writes, principal: Principal, id: string, ifMa
 }
 
 /** The publish-post job: publishes a scheduled post whose time has come, and says so to webhooks in its transaction. */
-async function publishIfDue({ store, changes, events, publicPath }: Writes, id: string): Promise<boolean> {
+async function publishIfDue({ store, changes, events, imageUrls }: Writes, id: string): Promise<boolean> {
   const published = await store.transaction(async (write) => {
     if (!(await write.publishIfDue(id))) return false
     // Its slug is claimed now; a published post that took it meanwhile leaves it the next number.
     const due = (await write.find(id))!
     await settleSlug(write.slugs, { id, authorId: due.authorId, slug: due.slug }, due.slug, false, true)
-    await events.emit(write.sql, 'post.published', toPost((await write.find(id))!, publicPath))
+    await events.emit(write.sql, 'post.published', toPost((await write.find(id))!, imageUrls))
     return true
   })
   if (published) await changes.changed({ postId: id, listsChanged: true })

@@ -39,10 +39,10 @@ export interface PostServiceOptions {
   events: WebhookEvents
   /** LIST_PAGE_MAX_BYTES: the most bytes of posts one page carries. */
   pageMaxBytes: number
-  /** PUBLIC_URL's path (config.publicPath), which image urls start with (post-view.ts, imagesPath). */
-  publicPath: string
-  /** How image urls are spelled, in responses and in bodies (media URLs, src/images/image-urls.ts). */
-  imageUrls: ImageUrls
+  /** How image urls in bodies are recognised and written (media URLs, src/images/image-urls.ts). */
+  mediaUrls: ImageUrls
+  /** What every image url starts with (imageUrlPrefix, src/storage/image-url.ts). */
+  imageUrls: string
 }
 
 export function makePostService(options: PostServiceOptions) {

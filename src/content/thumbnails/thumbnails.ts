@@ -1,6 +1,5 @@
 // Post thumbnails: replacing them in one transaction, and asking for the images nobody uses any more
 // to be swept (src/jobs/sweep-images.ts). Who may set and remove them is visibility.ts's.
-import type { Config } from '../../config.ts'
 import { notFound } from '../../errors/api-error.ts'
 import type { Principal } from '../../auth/principal.ts'
 import type { ImageUploads } from '../../images/image-uploads.ts'
@@ -24,7 +23,8 @@ export interface ThumbnailServiceOptions {
   uploads: UploadRate
   /** The image pipeline (limits, work pool) thumbnails share with media items. */
   imageUploads: ImageUploads
-  config: Pick<Config, 'publicPath'>
+  /** What every image url starts with (imageUrlPrefix, src/storage/image-url.ts). */
+  imageUrls: string
   requestImageSweep: RequestImageSweep
   changes: PostChanges
 }
@@ -35,10 +35,10 @@ export function makeThumbnailService({
   images,
   uploads,
   imageUploads,
-  config,
   requestImageSweep,
   changes,
   events,
+  imageUrls,
 }: ThumbnailServiceOptions) {
   return {
     /** The upload's rights, then the user's upload allowance (429), settled before its body is read. */
@@ -54,7 +54,7 @@ export function makeThumbnailService({
         await lockForEdit(write, principal, postId)
         const previous = await write.replaceThumbnail(postId, renditions)
         await write.touch(postId)
-        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, config.publicPath))
+        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, imageUrls))
         return previous
       })
       await changes.changed({ postId })
@@ -67,7 +67,7 @@ export function makeThumbnailService({
         await lockForEdit(write, principal, postId)
         if ((await write.removeThumbnail(postId)) === 0) throw notFound('THUMBNAIL_NOT_FOUND', 'Thumbnail')
         await write.touch(postId)
-        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, config.publicPath))
+        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, imageUrls))
       })
       await changes.changed({ postId })
       await requestImageSweep()
@@ -79,8 +79,12 @@ export function makeThumbnailService({
     imageCounts: imageUploads.counts,
     findImage: images.find,
     imageExists: images.exists,
-    /** Deletes the images no thumbnail uses any more (the sweep job's work). */
+    /** Deletes the images no thumbnail and no media item uses any more (the sweep job's work). */
     sweepUnusedImages: images.sweepOrphans,
+    /** Deletes the bucket's objects no row needs, older than `graceMs` (the daily bucket sweep, media:migrate). */
+    sweepBucket: images.sweepBucket,
+    /** Stores images, rows and bytes, in a caller's transaction (image-store.ts, StoreImages). */
+    storeImages: images.storeImages,
   }
 }
 

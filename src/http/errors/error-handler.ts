@@ -7,6 +7,7 @@ import { isDatabaseUnavailable, isUserGone } from '../../db/errors.ts'
 import { ApiError, RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetail } from '../../errors/api-error.ts'
 import { failure } from '../envelope.ts'
 import { shorten } from './shorten.ts'
+import { StorageUnavailableError, storageUnavailable } from '../../storage/driver.ts'
 import { TEXT_KEYWORD } from '../body/validation.ts'
 
 interface AjvIssue {
@@ -138,6 +139,12 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (request.principal && isUserGone(error)) {
     // The caller's account was deleted while this write waited on its row.
     return sendError(request, reply, callerGone(request.principal))
+  }
+  // Before the database's check, which would take a refused connection to the store for its own.
+  if (error instanceof StorageUnavailableError) {
+    // The object store is down or slow: the write rolled back, so the client may simply retry.
+    request.log.warn({ reason: error.message }, 'object storage unavailable')
+    return sendError(request, reply, storageUnavailable())
   }
   if (isDatabaseUnavailable(error)) {
     // A passing condition (the database restarts, fails over, is out of connections), not a bug:

@@ -16,6 +16,7 @@ const busyHealth: OperationHandler<'getHealth'> = async (request) => {
   return success(request, {
     status: 'ok' as const,
     database: { status: 'up' as const, latencyMs: 0 },
+    storage: { kind: 'database' as const, status: 'up' as const },
     queue: { status: 'up' as const },
   })
 }

@@ -1,0 +1,150 @@
+// MEDIA_STORAGE=s3: image bytes in an S3-compatible bucket (AWS S3, Cloudflare R2, MinIO, Ceph RGW)
+// through the official SDK. Every call is bounded by STORAGE_TIMEOUT_MS: a store that is down or
+// stalls fails the call with StorageUnavailableError, which requests answer 503 with Retry-After.
+import type { Readable } from 'node:stream'
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3'
+import type { S3Settings } from '../config/storage.ts'
+import { StorageUnavailableError, type StorageDriver } from './driver.ts'
+
+/** DeleteObjects takes at most 1000 keys. */
+const DELETE_BATCH = 1000
+
+export interface S3Driver extends StorageDriver {
+  /** STORAGE_TIMEOUT_MS: what one call may take at most. */
+  readonly timeoutMs: number
+  /** The bucket answers (HeadBucket): /health's check. */
+  ping(): Promise<void>
+  /** Image keys of the objects under the prefix last written before `before`, a page at a time. */
+  listOlderThan(before: Date): AsyncGenerator<string[]>
+  /** The bytes of one object, whole (media:migrate --to database). */
+  readAll(key: string): Promise<Buffer | null>
+  close(): void
+}
+
+export function makeS3Driver(settings: S3Settings, timeoutMs: number): S3Driver {
+  const client = new S3Client({
+    region: settings.region,
+    ...(settings.endpoint === null ? {} : { endpoint: settings.endpoint }),
+    forcePathStyle: settings.forcePathStyle,
+    // Checksums only where S3 requires them: with the default (always), the SDK sends bodies in
+    // aws-chunked encoding, which several S3-compatible stores keep as the object's bytes (TRAPS.md).
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    // A socket idle this long is given up, which also bounds a body that stops arriving mid-read.
+    requestHandler: { connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
+  })
+  const objectKey = (key: string) => `${settings.prefix}${key}`
+
+  /** Runs one call, aborted after timeoutMs; any failure becomes StorageUnavailableError. */
+  async function bounded<T>(operation: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+    try {
+      return await call(controller.signal)
+    } catch (error) {
+      if (error instanceof NoSuchKey) throw error
+      throw new StorageUnavailableError(operation, controller.signal.aborted ? controller.signal.reason : error)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  async function getObject(key: string) {
+    try {
+      // The timer stops once the answer's head has arrived; the body is bounded by the socket's idle timeout.
+      return await bounded('GetObject', (abortSignal) =>
+        client.send(new GetObjectCommand({ Bucket: settings.bucket, Key: objectKey(key) }), { abortSignal }),
+      )
+    } catch (error) {
+      if (error instanceof NoSuchKey) return null
+      throw error
+    }
+  }
+
+  return {
+    location: 's3',
+    timeoutMs,
+
+    async put(key, data, contentType) {
+      await bounded('PutObject', (abortSignal) =>
+        client.send(
+          new PutObjectCommand({
+            Bucket: settings.bucket,
+            Key: objectKey(key),
+            Body: data,
+            ContentType: contentType,
+            ContentLength: data.length,
+            // What a CDN or public bucket in front sends on: the key names these bytes forever.
+            CacheControl: 'public, max-age=31536000, immutable',
+          }),
+          { abortSignal },
+        ),
+      )
+      return null
+    },
+
+    async read(key) {
+      const object = await getObject(key)
+      if (object === null) return null
+      return { kind: 'stream', stream: object.Body as Readable, length: Number(object.ContentLength) }
+    },
+
+    async readAll(key) {
+      const object = await getObject(key)
+      if (object === null) return null
+      return Buffer.from(await bounded('GetObject', () => object.Body!.transformToByteArray()))
+    },
+
+    async remove(keys) {
+      for (let at = 0; at < keys.length; at += DELETE_BATCH) {
+        const batch = keys.slice(at, at + DELETE_BATCH)
+        const answer = await bounded('DeleteObjects', (abortSignal) =>
+          client.send(
+            new DeleteObjectsCommand({
+              Bucket: settings.bucket,
+              Delete: { Objects: batch.map((key) => ({ Key: objectKey(key) })), Quiet: true },
+            }),
+            { abortSignal },
+          ),
+        )
+        // DeleteObjects answers 200 with per-key errors: a key it could not delete is a failure too.
+        const failed = answer.Errors?.filter((error) => error.Code !== 'NoSuchKey') ?? []
+        if (failed.length > 0)
+          throw new StorageUnavailableError('DeleteObjects', new Error(`${failed.length} keys: ${failed[0]!.Code}`))
+      }
+    },
+
+    ping: async () => {
+      await bounded('HeadBucket', (abortSignal) =>
+        client.send(new HeadBucketCommand({ Bucket: settings.bucket }), { abortSignal }),
+      )
+    },
+
+    async *listOlderThan(before) {
+      let token: string | undefined
+      do {
+        const page = await bounded('ListObjectsV2', (abortSignal) =>
+          client.send(
+            new ListObjectsV2Command({ Bucket: settings.bucket, Prefix: settings.prefix, ContinuationToken: token }),
+            { abortSignal },
+          ),
+        )
+        const keys = (page.Contents ?? [])
+          .filter((object) => object.Key !== undefined && (object.LastModified ?? before) < before)
+          .map((object) => object.Key!.slice(settings.prefix.length))
+        if (keys.length > 0) yield keys
+        token = page.IsTruncated ? page.NextContinuationToken : undefined
+      } while (token !== undefined)
+    },
+
+    close: () => client.destroy(),
+  }
+}
