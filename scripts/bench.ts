@@ -27,7 +27,11 @@
 // - webhook delivery latency (event to receiver) p50 and p99, and getPost cached while a burst of
 //   1,000 events is made and delivered (reads measured over the burst, from its first write to its
 //   last event), against its figure idle and during the same writes with the endpoint paused; and
-//   the server's CPU time per comment write, with no reads (scripts/bench/webhooks.ts).
+//   the server's CPU time per comment write, with no reads (scripts/bench/webhooks.ts);
+// - on each storage driver (the database, then an S3-compatible store in a process of its own):
+//   uploadMedia's latency and the server's RSS while 12 uploads run at once, and getImage's
+//   throughput against a bare node:http server sending the same bytes (scripts/bench/media.ts;
+//   alone: `npx tsx scripts/bench-media.ts`).
 // Results are printed and written to bench-results/.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
@@ -60,6 +64,7 @@ import {
   tokenReadsMet,
 } from './bench/token-reads.ts'
 import { measureWebhooks } from './bench/webhooks.ts'
+import { describeMedia, MEDIA_BENCH_ENV, measureMedia, startS3Process, type MediaFigures } from './bench/media.ts'
 
 const DURATION = Number(process.env.BENCH_DURATION_SECONDS ?? 10)
 /** The warm-up run before each side of a compared figure, the same on both. */
@@ -316,6 +321,31 @@ try {
   )
   await server.stop()
 
+  // Media on each storage driver: uploads, then getImage against the same bytes sent bare.
+  const media: MediaFigures[] = []
+  const s3 = await startS3Process()
+  try {
+    for (const driver of ['database', 's3'] as const) {
+      server = await startServer({ ...env, ...MEDIA_BENCH_ENV, ...(driver === 's3' ? s3.env : {}) })
+      media.push(
+        await measureMedia({
+          driver,
+          serverUrl: server.url,
+          serverPid: server.child.pid!,
+          duration: DURATION,
+          connections: CONNECTIONS,
+        }),
+      )
+      console.log(`
+${describeMedia(media.at(-1)!)}`)
+      report(media.at(-1)!.getImage.peer)
+      report(media.at(-1)!.getImage.ours)
+      await server.stop()
+    }
+  } finally {
+    await s3.stop()
+  }
+
   // A target is met only by runs in which every request got a 2xx: fast 4xx/5xx or dropped
   // connections would flatter the figure. A ratio also counts its peer's run. A compared figure
   // meets its target only if it did the same work as what it is compared with (equal-work.ts).
@@ -439,6 +469,7 @@ try {
         renderFloods,
         listAbuse,
         webhooks,
+        media,
         tokenReads,
         fairness,
         targets,
