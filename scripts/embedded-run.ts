@@ -82,6 +82,7 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
   ],
   'every operation': [
     'test/client/comments-categories.test.ts',
+    'test/client/media.test.ts',
     'test/client/posts-images.test.ts',
     'test/client/system-auth-users.test.ts',
     'test/client/tokens.test.ts',
