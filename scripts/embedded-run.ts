@@ -30,6 +30,12 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
     'test/auth/api-tokens/checksum.test.ts',
     'test/auth/api-tokens/humans-only.test.ts',
     'test/auth/api-tokens/rate-limit.test.ts',
+    // An upload whose object store call fails or times out inside its transaction: the rollback
+    // through the adapter (no images row left), with the one connection held meanwhile.
+    'test/storage/faults.test.ts',
+    // The orphan sweep's `for update skip locked` batch, bytea rows beside s3 ones, and the
+    // `on conflict (key) do update` an upload's write makes, through the adapter.
+    'test/storage/sweep.test.ts',
   ],
   'one connection: races and concurrent writes': [
     'test/auth/sessions/credential-race.test.ts',
@@ -69,6 +75,8 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
     'test/content/posts/list.test.ts',
     'test/content/posts/list-items.test.ts',
     'test/content/thumbnails/public-path.test.ts',
+    // MEDIA_PUBLIC_BASE_URL's image urls built in the list and search SQL, the same as toPost's.
+    'test/storage/public-base-url.test.ts',
     'test/content/posts/list-budget.test.ts',
     'test/content/search/search-hostile.test.ts',
     'test/content/search/search-index-hostile.test.ts',
@@ -82,6 +90,7 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
   ],
   'every operation': [
     'test/client/comments-categories.test.ts',
+    'test/client/media.test.ts',
     'test/client/posts-images.test.ts',
     'test/client/system-auth-users.test.ts',
     'test/client/tokens.test.ts',

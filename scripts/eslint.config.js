@@ -18,7 +18,10 @@ export default tseslint.config(
     // server.ts, services.ts and its parts in services/) build on the domain, never the reverse, so
     // that a rule can be read, tested and reused without a web server. What services throw and take
     // lives on the domain side: errors/ (ApiError), auth/principal.ts, cursor.ts, log.ts.
-    files: ['src/{content,auth,jobs,db,images,mail,queue,errors,webhooks,config}/**', 'src/{config,cursor,log}.ts'],
+    files: [
+      'src/{content,auth,jobs,db,images,storage,mail,queue,errors,webhooks,config}/**',
+      'src/{config,cursor,log}.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -29,9 +29,11 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
     registerUser(app, 'fuzz-other'),
     registerAdmin(app),
   ])
+  // Media items of two owners, the author's shown by a published post (its body refers to it).
+  const media = [await createMedia(app, author.auth, { width: 64 }), await createMedia(app, other.auth, { width: 64 })]
   const [category, published, draft, scheduled, othersPost] = await Promise.all([
     createCategory(app, admin),
-    createPost(app, author, { status: 'published' }),
+    createPost(app, author, { status: 'published', body: `A picture: ![a photo](${media[0]!.url})` }),
     createPost(app, author),
     createPost(app, author, { status: 'scheduled', publishedAt: later() }),
     createPost(app, other, { status: 'published' }),
@@ -45,9 +47,6 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
       ),
     ),
   ])
-  // Media items of two owners, one shown by a published post (as part C's post writes will record it).
-  const media = [await createMedia(app, author.auth, 64), await createMedia(app, other.auth, 64)]
-  await app.services.database.prisma.postMedia.create({ data: { postId: published.id, mediaId: media[0]!.id } })
   const [reply, categories, ...cursors] = await Promise.all([
     createComment(app, author, published.id, { parentId: comment.id }),
     app

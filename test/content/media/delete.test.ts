@@ -1,11 +1,11 @@
 // deleteMedia: 204 for an unused item, 409 MEDIA_IN_USE naming the posts that show it (bounded),
 // and force: the item goes, its post_media rows with it, the posts read afresh, its images swept.
-// The post_media rows are inserted with SQL (showInPost) until part C of issue 34 writes them.
+// A post shows the item because its body refers to it: createPost writes post_media with the html.
 import t from 'tap'
 import { build } from '../../helpers/build.ts'
 import { registerUser } from '../../helpers/accounts.ts'
 import { createPost } from '../../helpers/posts.ts'
-import { createMedia, showInPost } from '../../helpers/media.ts'
+import { createMedia } from '../../helpers/media.ts'
 import { eventually } from '../../helpers/images.ts'
 import type { build as Build } from '../../helpers/build.ts'
 
@@ -38,8 +38,9 @@ t.test('an item posts show is 409 MEDIA_IN_USE naming them, at most 20; force de
   const item = await createMedia(app, owner.auth)
   const posts: string[] = []
   for (let index = 0; index < 22; index++) {
-    const post = await createPost(app, owner, { status: 'published', title: `Post ${index}` })
-    await showInPost(app, post.id, item.id)
+    const body = `![A photo](${item.url})`
+    const post = await createPost(app, owner, { status: 'published', title: `Post ${index}`, body })
+    t.same(post.mediaIds, [item.id], `post ${index} shows the item`)
     posts.push(post.id)
   }
   const refused = await app.inject({ method: 'DELETE', url: `/media/${item.id}`, headers: owner.auth })

@@ -28,8 +28,8 @@ t.test('the caller’s own items, newest first, every one once across pages', as
   const bob = await registerUser(app, 'bob')
   const mine = []
   for (const colour of ['#110000', '#220000', '#330000', '#440000', '#550000'])
-    mine.push((await createMedia(app, alice.auth, 100, colour)).id)
-  await createMedia(app, bob.auth, 100, '#000066')
+    mine.push((await createMedia(app, alice.auth, { width: 100, colour })).id)
+  await createMedia(app, bob.auth, { width: 100, colour: '#000066' })
 
   const { ids, sizes } = await pageThrough(app, alice.auth, '')
   t.same(ids, [...mine].reverse(), 'newest first, only hers')
@@ -47,9 +47,9 @@ t.test('an admin lists everyone’s items, or one owner’s', async (t) => {
   const admin = await registerAdmin(app)
   const alice = await registerUser(app, 'alice')
   const bob = await registerUser(app, 'bob')
-  const a1 = (await createMedia(app, alice.auth, 100, '#010101')).id
-  const b1 = (await createMedia(app, bob.auth, 100, '#020202')).id
-  const a2 = (await createMedia(app, alice.auth, 100, '#030303')).id
+  const a1 = (await createMedia(app, alice.auth, { width: 100, colour: '#010101' })).id
+  const b1 = (await createMedia(app, bob.auth, { width: 100, colour: '#020202' })).id
+  const a2 = (await createMedia(app, alice.auth, { width: 100, colour: '#030303' })).id
 
   const everyone = await pageThrough(app, admin.auth, '')
   t.same(

@@ -11,7 +11,7 @@ t.test('an upload that would pass the quota is 413 MEDIA_QUOTA_EXCEEDED and stor
   // Room for one small item, not for a large one.
   const app = await build(t, { MEDIA_QUOTA_BYTES: '4000' })
   const owner = await registerUser(app)
-  const small = await createMedia(app, owner.auth, 100)
+  const small = await createMedia(app, owner.auth, { width: 100 })
   t.ok(small.byteSize < 4000, `a small item fits (${small.byteSize} bytes)`)
 
   const before = await countImages(app)

@@ -3,13 +3,13 @@
 import t from 'tap'
 import { registerUser } from '../../helpers/accounts.ts'
 import { build } from '../../helpers/build.ts'
-import { createMediaItem } from '../../helpers/media.ts'
+import { createMedia } from '../../helpers/media.ts'
 import { createPost } from '../../helpers/posts.ts'
 
 t.test('editing the body replaces mediaIds; other edits leave them', async (t) => {
   const app = await build(t)
   const author = await registerUser(app)
-  const [first, second] = [await createMediaItem(app, author.id), await createMediaItem(app, author.id)]
+  const [first, second] = [await createMedia(app, author.auth), await createMedia(app, author.auth)]
   const post = await createPost(app, author, { body: `![first](${first.url})`, status: 'published' })
   const read = async () => (await app.inject({ method: 'GET', url: `/posts/${post.id}` })).json().data
   const listed = async () =>

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
 import { build } from '../../helpers/build.ts'
-import { createMediaItem, imagesIn } from '../../helpers/media.ts'
+import { createMedia, imagesIn } from '../../helpers/media.ts'
 import { createPost } from '../../helpers/posts.ts'
 
 const UNKNOWN = `/images/${'a'.repeat(64)}.webp`
@@ -12,8 +12,8 @@ const UNKNOWN = `/images/${'a'.repeat(64)}.webp`
 t.test("another user's media, unknown keys and foreign URLs render plain, and are not in mediaIds", async (t) => {
   const app = await build(t)
   const [author, other] = [await registerUser(app), await registerUser(app, 'other')]
-  const own = await createMediaItem(app, author.id)
-  const theirs = await createMediaItem(app, other.id)
+  const own = await createMedia(app, author.auth, { width: 1280 })
+  const theirs = await createMedia(app, other.auth)
   const body = [
     `![theirs](${theirs.url})`,
     `![unknown](${UNKNOWN})`,
@@ -46,7 +46,7 @@ t.test("another user's media, unknown keys and foreign URLs render plain, and ar
 t.test("an admin editing someone's post shows the author's media, not the admin's", async (t) => {
   const app = await build(t)
   const [author, admin] = [await registerUser(app), await registerAdmin(app)]
-  const [authors, admins] = [await createMediaItem(app, author.id), await createMediaItem(app, admin.id)]
+  const [authors, admins] = [await createMedia(app, author.auth), await createMedia(app, admin.auth)]
   const post = await createPost(app, author, { body: 'Draft.' })
   const edited = await app.inject({
     method: 'PATCH',

@@ -7,7 +7,7 @@ import { sanitizePostHtml } from '../../../src/content/html/markdown.ts'
 import { registerUser } from '../../helpers/accounts.ts'
 import { build } from '../../helpers/build.ts'
 import { unsafeParts } from '../../helpers/html-safety.ts'
-import { createMediaItem, imagesIn, type TestMediaItem } from '../../helpers/media.ts'
+import { createMedia, imagesIn, type MediaItem } from '../../helpers/media.ts'
 import { createPost } from '../../helpers/posts.ts'
 import { HTML_VECTORS } from '../html/xss-vectors.ts'
 
@@ -18,7 +18,7 @@ const unsafeBesidesResponsive = (html: string) =>
   unsafeParts(html).filter((problem) => !RESPONSIVE.some((name) => problem === `attribute ${name} on <img>`))
 
 /** Every <img> carrying a responsive attribute carries exactly the item's values. */
-function forgedImages(html: string, item: TestMediaItem) {
+function forgedImages(html: string, item: MediaItem) {
   const srcset = item.renditions.map((rendition) => `${rendition.url} ${rendition.width}w`).join(', ')
   const ours = {
     src: item.url,
@@ -38,7 +38,10 @@ function forgedImages(html: string, item: TestMediaItem) {
 t.test('Markdown cannot put attributes on an <img>', async (t) => {
   const app = await build(t)
   const author = await registerUser(app)
-  const item = await createMediaItem(app, author.id, { alt: '"><script>alert(1)</script><img src=x onerror=alert(1)>' })
+  const item = await createMedia(app, author.auth, {
+    width: 1280,
+    alt: '"><script>alert(1)</script><img src=x onerror=alert(1)>',
+  })
   const attempts = [
     `![x](${item.url} "a\\" onerror=\\"alert(1)\\" srcset=\\"https://evil.example/x.png 1w")`,
     `![x" onerror="alert(1)](${item.url})`,

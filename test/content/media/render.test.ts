@@ -1,15 +1,15 @@
 // Media in a post's body, over HTTP: `![alt](<media url>)` naming the author's own media item
 // renders a responsive <img> (every rendition in srcset, the largest as src, its size, lazy and
 // async), every URL in it is served, and the post says which media it shows (mediaIds) alike in
-// getPost, getPostBySlug and listPosts.
+// getPost, getPostBySlug and listPosts. The items are uploaded (uploadMedia), as authors make them.
 import t from 'tap'
 import { registerUser } from '../../helpers/accounts.ts'
 import { build } from '../../helpers/build.ts'
-import { createMediaItem, imagesIn, type TestMediaItem } from '../../helpers/media.ts'
+import { createMedia, imagesIn, type MediaItem } from '../../helpers/media.ts'
 import { createPost } from '../../helpers/posts.ts'
 
 /** The <img> a media item renders to, attribute by attribute. */
-const responsive = (item: TestMediaItem, alt: string) => ({
+const responsive = (item: MediaItem, alt: string) => ({
   src: item.url,
   srcset: item.renditions.map((rendition) => `${rendition.url} ${rendition.width}w`).join(', '),
   sizes: `(max-width: ${item.width}px) 100vw, ${item.width}px`,
@@ -24,10 +24,19 @@ t.test('a post using three media items renders three responsive images, each URL
   const app = await build(t)
   const author = await registerUser(app)
   const items = [
-    await createMediaItem(app, author.id),
-    await createMediaItem(app, author.id, { widths: [320, 640], alt: 'The library says' }),
-    await createMediaItem(app, author.id, { widths: [320, 640, 1280, 1920] }),
+    await createMedia(app, author.auth, { width: 1280 }),
+    await createMedia(app, author.auth, { width: 800, alt: 'The library says' }),
+    await createMedia(app, author.auth, { width: 1600 }),
   ]
+  t.same(
+    items.map((item) => item.renditions.map((rendition) => rendition.width)),
+    [
+      [320, 640, 1280],
+      [320, 640],
+      [320, 640, 1280],
+    ],
+    'the renditions uploadMedia made: every width up to the image',
+  )
   const body = [
     'Three pictures.',
     `![Larches above Sils](${items[0]!.url})`,
@@ -53,7 +62,7 @@ t.test('a post using three media items renders three responsive images, each URL
   const urls = new Set(
     images.flatMap((image) => [image.src!, ...image.srcset!.split(', ').map((c) => c.split(' ')[0]!)]),
   )
-  t.equal(urls.size, 2 + 3 + 4, 'every rendition of every item')
+  t.equal(urls.size, 3 + 2 + 3, 'every rendition of every item')
   for (const url of urls) {
     const image = await app.inject({ method: 'GET', url })
     t.equal(image.statusCode, 200, url)
@@ -64,7 +73,7 @@ t.test('a post using three media items renders three responsive images, each URL
 t.test('mediaIds are the same in getPost, getPostBySlug and listPosts, and a list item is getPost', async (t) => {
   const app = await build(t)
   const author = await registerUser(app)
-  const [first, second] = [await createMediaItem(app, author.id), await createMediaItem(app, author.id)]
+  const [first, second] = [await createMedia(app, author.auth), await createMedia(app, author.auth)]
   const body = `![one](${second!.url})\n\n![two](${first!.url})\n\n![one again](${second!.url})`
   const post = await createPost(app, author, { body, status: 'published' })
   const expected = [first!.id, second!.id].sort()

@@ -1,11 +1,11 @@
 // The rights table for media items: getMedia, updateMedia and deleteMedia × every kind of caller, on
-// an item no post shows, one a draft shows and one a published post shows. The post_media rows are
-// inserted with SQL (showInPost) until part C of issue 34 writes them with a post's html.
+// an item no post shows, one a draft shows and one a published post shows. A post shows the item
+// because its body refers to it: createPost writes post_media with the html.
 import t from 'tap'
 import { build } from '../../helpers/build.ts'
 import { registerAdmin, registerUser, type Account } from '../../helpers/accounts.ts'
 import { createPost } from '../../helpers/posts.ts'
-import { createMedia, showInPost } from '../../helpers/media.ts'
+import { createMedia } from '../../helpers/media.ts'
 
 type Caller = 'anonymous' | 'another user' | 'owner' | 'admin'
 type Use = 'unused' | 'in a draft' | 'in a published post'
@@ -55,8 +55,9 @@ t.test('each operation × each caller × each use of the item', async (t) => {
         // A fresh item for each request: a delete that succeeds must not change the next row.
         const item = await createMedia(app, owner.auth)
         if (use !== 'unused') {
-          const post = await createPost(app, owner, { status: use === 'in a draft' ? 'draft' : 'published' })
-          await showInPost(app, post.id, item.id)
+          const status = use === 'in a draft' ? 'draft' : 'published'
+          const post = await createPost(app, owner, { status, body: `![A photo](${item.url})` })
+          t.same(post.mediaIds, [item.id], `${operation}, ${caller}, item ${use}: the post shows it`)
         }
         const expected = row[use][caller]
         const response = await app.inject({ ...request(operation, item.id), headers: accounts[caller]?.auth ?? {} })
