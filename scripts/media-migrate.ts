@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.ts'
 import { sweepBucket } from '../src/content/thumbnails/bucket-store.ts'
 import { openDatabase } from '../src/db/database.ts'
 import { BUCKET_SWEEP_GRACE_MS } from '../src/jobs/sweep-bucket.ts'
-import { moveBatchToDatabase, moveBatchToS3 } from '../src/storage/migration-store.ts'
+import { countAt, moveBatchToDatabase, moveBatchToS3 } from '../src/storage/migration-store.ts'
 import { makeStorage } from '../src/storage/storage.ts'
 
 if (existsSync('.env')) process.loadEnvFile('.env')
@@ -46,24 +46,40 @@ if (storage.s3 === null) {
   process.exit(1)
 }
 const database = await openDatabase(config)
-const totals = { moved: 0, skipped: 0 }
+const totals = { moved: 0, skipped: 0, missing: 0 }
 try {
+  // Keyset order: a row left behind (missing, or changed meanwhile) is passed, never met again.
+  let after = ''
   for (let done = 0; done < batches; done++) {
     const counts =
       to === 's3'
-        ? await moveBatchToS3(database.prisma, storage.s3, batch)
-        : await moveBatchToDatabase(database.prisma, storage, batch)
+        ? await moveBatchToS3(database.prisma, storage.s3, batch, after)
+        : await moveBatchToDatabase(database.prisma, storage, batch, after)
     totals.moved += counts.moved
     totals.skipped += counts.skipped
-    console.log(`moved ${totals.moved} images to ${to} (${totals.skipped} changed meanwhile, left as they were)`)
-    // A short batch is the last; so is one that moved nothing (rows left for the sweep would come back forever).
-    if (counts.moved + counts.skipped < batch || counts.moved === 0) break
+    totals.missing += counts.missing
+    console.log(
+      `moved ${totals.moved} images to ${to} (${totals.skipped} changed meanwhile, ${totals.missing} without their object)`,
+    )
+    if (counts.lastKey === null) break
+    after = counts.lastKey
   }
   if (to === 'database' && batches === Infinity) {
     const deleted = await sweepBucket(database.prisma, storage, BUCKET_SWEEP_GRACE_MS)
     console.log(`bucket sweep: ${deleted} objects no image needs deleted`)
   }
-  console.log(`done: ${totals.moved} moved to ${to}`)
+  const left = await countAt(database.prisma, to === 's3' ? 'database' : 's3')
+  console.log(`done: ${totals.moved} moved to ${to}; ${left} still at the other place`)
+  if (left > 0 && batches === Infinity) {
+    // Rows written meanwhile by instances still on the old MEDIA_STORAGE go with a second run; rows
+    // whose object is missing stay in the bucket: their images answer 404 whatever runs.
+    console.error(
+      to === 'database' && totals.missing > 0
+        ? `${left} images are still in the bucket, ${totals.missing} of them without their object there: keep the S3 settings while any is used, or their getImage answers 503`
+        : `${left} images are still at the other place (written meanwhile): run it again once every instance has MEDIA_STORAGE=${to}`,
+    )
+    process.exitCode = 1
+  }
 } catch (error) {
   console.error(`stopped: ${(error as Error).message}; run it again to go on from here`)
   process.exitCode = 1

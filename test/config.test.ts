@@ -414,4 +414,27 @@ t.test('media storage: the database by default; s3 needs its bucket; every refus
     /^Invalid configuration: S3_REGION is required with S3_BUCKET in production/,
     'production names the region even for an S3-compatible store',
   )
+  const productionWith = (base: string) => () =>
+    loadConfig({
+      DATA_DIR: 'memory:',
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/blog',
+      JWT_SECRET: 'x'.repeat(40),
+      SMTP_URL: 'smtp://mail',
+      EMAIL_VERIFICATION_URL: 'https://blog.example.com/v?t={token}',
+      PASSWORD_RESET_URL: 'https://blog.example.com/r?t={token}',
+      PUBLIC_URL: 'https://blog.example.com',
+      MEDIA_PUBLIC_BASE_URL: base,
+    })
+  t.throws(
+    productionWith('http://cdn.example.com/images'),
+    /^Invalid configuration: MEDIA_PUBLIC_BASE_URL must be https in production/,
+    'production refuses images over http',
+  )
+  t.equal(productionWith('https://cdn.example.com/images')().mediaPublicBaseUrl, 'https://cdn.example.com/images')
+  t.equal(
+    loadConfig({ DATA_DIR: 'memory:', MEDIA_PUBLIC_BASE_URL: 'http://127.0.0.1:9000/images' }).mediaPublicBaseUrl,
+    'http://127.0.0.1:9000/images',
+    'outside production, a local http store will do',
+  )
 })

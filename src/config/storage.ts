@@ -100,6 +100,13 @@ export function storageConfig(env: Env): StorageConfig {
         env.MEDIA_PUBLIC_BASE_URL,
       )
   }
+  // Pages served over https do not load images from http: production is told at start-up, not by readers.
+  if (base !== null && base.protocol !== 'https:' && inProduction(env))
+    throw new ConfigError(
+      'MEDIA_PUBLIC_BASE_URL',
+      'must be https in production (NODE_ENV=production)',
+      env.MEDIA_PUBLIC_BASE_URL,
+    )
   return {
     mediaStorage,
     s3: s3Settings(env, mediaStorage),

@@ -5,6 +5,7 @@ import { ifNoneMatchHits } from '../http/headers/conditional.ts'
 import { success } from '../http/envelope.ts'
 import type { OperationHandler } from '../http/operations.ts'
 import { readSingleFile } from '../http/body/upload.ts'
+import { storageUnavailable } from '../storage/driver.ts'
 
 /** A key names one set of bytes forever: caches may keep them as long as they like. */
 const IMMUTABLE = 'public, max-age=31536000, immutable'
@@ -47,12 +48,22 @@ export const getImage: OperationHandler<'getImage'> = async (request, reply) => 
     request.log.warn({ key, location: image.location }, 'image row without its bytes')
     throw notFound('IMAGE_NOT_FOUND', 'Image')
   }
+  const length = bytes.kind === 'buffer' ? bytes.data.length : bytes.length
+  if (length !== image.byteSize) {
+    // Not the object we stored (a proxy's page, a truncated copy): never served under an immutable URL.
+    if (bytes.kind === 'stream') bytes.stream.destroy()
+    request.log.warn(
+      { key, location: image.location, length, byteSize: image.byteSize },
+      'image bytes of the wrong size',
+    )
+    throw storageUnavailable()
+  }
   // The bytes are our own WebP encoding; nosniff keeps browsers from reading them as anything else.
   reply.headers({
     etag,
     'cache-control': IMMUTABLE,
     'content-type': image.contentType,
-    'content-length': bytes.kind === 'buffer' ? bytes.data.length : bytes.length,
+    'content-length': length,
     'x-content-type-options': 'nosniff',
   })
   // Binary, not an envelope: sent here, so the handler returns nothing. Awaited until the answer

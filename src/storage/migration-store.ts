@@ -11,14 +11,23 @@ export interface MoveCounts {
   moved: number
   /** Rows that changed under the move (swept, or moved by another run) and were left as they were. */
   skipped: number
+  /** Bucket rows whose object is not in the bucket: left where they are, for the operator to see. */
+  missing: number
+  /** The last key this batch looked at: the next batch starts after it (rows left behind are not met again). */
+  lastKey: string | null
 }
 
 /** Copies up to `batch` database rows' bytes to the bucket, then points the rows there (data null). */
-export async function moveBatchToS3(prisma: PrismaClient, s3: S3Driver, batch: number): Promise<MoveCounts> {
+export async function moveBatchToS3(
+  prisma: PrismaClient,
+  s3: S3Driver,
+  batch: number,
+  after = '',
+): Promise<MoveCounts> {
   const rows = await prisma.$queryRaw<{ key: string; contentType: string; data: Uint8Array }[]>`
     select key, content_type as "contentType", data from images
-    where location = 'database' and data is not null order by key limit ${batch}`
-  const counts = { moved: 0, skipped: 0 }
+    where location = 'database' and data is not null and key > ${after} order by key limit ${batch}`
+  const counts = { moved: 0, skipped: 0, missing: 0, lastKey: rows.at(-1)?.key ?? null }
   for (const row of rows) {
     const data = Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength)
     // PUT first: the row points at the bucket only once the object is there.
@@ -34,17 +43,23 @@ export async function moveBatchToS3(prisma: PrismaClient, s3: S3Driver, batch: n
  * Copies up to `batch` bucket rows' bytes into the database, then deletes their objects once no
  * s3 row needs them (deleteUnneededObjects: a key swept and uploaded again meanwhile keeps its object).
  */
-export async function moveBatchToDatabase(prisma: PrismaClient, storage: Storage, batch: number): Promise<MoveCounts> {
+export async function moveBatchToDatabase(
+  prisma: PrismaClient,
+  storage: Storage,
+  batch: number,
+  after = '',
+): Promise<MoveCounts> {
   const s3 = storage.s3!
   const rows = await prisma.$queryRaw<{ key: string }[]>`
-    select key from images where location = 's3' order by key limit ${batch}`
-  const counts = { moved: 0, skipped: 0 }
+    select key from images where location = 's3' and key > ${after} order by key limit ${batch}`
+  const counts = { moved: 0, skipped: 0, missing: 0, lastKey: rows.at(-1)?.key ?? null }
   const moved: string[] = []
   for (const { key } of rows) {
     const data = await s3.readAll(key)
     if (data === null) {
-      // Only an unused row can lack its object (a sweep failed before its commit): the sweep takes it.
-      counts.skipped++
+      // An unused row whose sweep failed before its commit (the next sweep takes it), or bytes lost
+      // from the bucket: either way there is nothing to copy, and the run says so at its end.
+      counts.missing++
       continue
     }
     const updated = await prisma.$executeRaw`
@@ -54,4 +69,11 @@ export async function moveBatchToDatabase(prisma: PrismaClient, storage: Storage
   }
   if (moved.length > 0) await deleteUnneededObjects(prisma, storage, moved)
   return counts
+}
+
+/** How many rows are still at `location`: what a finished run left behind. */
+export async function countAt(prisma: PrismaClient, location: 'database' | 's3'): Promise<number> {
+  const [row] = await prisma.$queryRaw<{ count: bigint }[]>`
+    select count(*) as count from images where location = ${location}::"ImageLocation"`
+  return Number(row?.count ?? 0)
 }

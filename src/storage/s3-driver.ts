@@ -1,7 +1,8 @@
 // MEDIA_STORAGE=s3: image bytes in an S3-compatible bucket (AWS S3, Cloudflare R2, MinIO, Ceph RGW)
 // through the official SDK. Every call is bounded by STORAGE_TIMEOUT_MS: a store that is down or
 // stalls fails the call with StorageUnavailableError, which requests answer 503 with Retry-After.
-import type { Readable } from 'node:stream'
+import { createHash } from 'node:crypto'
+import { PassThrough, pipeline, type Readable } from 'node:stream'
 import {
   DeleteObjectsCommand,
   GetObjectCommand,
@@ -27,6 +28,44 @@ export interface S3Driver extends StorageDriver {
   /** The bytes of one object, whole (media:migrate --to database). */
   readAll(key: string): Promise<Buffer | null>
   close(): void
+}
+
+/**
+ * Why a PutObject's 200 does not show the object stored, or null. Every S3-compatible store answers
+ * a stored object with its ETag, which for a single PUT is the MD5 of the bytes (AWS S3 with SSE-S3
+ * or none, R2, MinIO, Ceph RGW); an ETag of another form (SSE-KMS) is taken as it is. A 200 without
+ * one is not the store answering (a proxy, a captive portal): believed, it would leave a row
+ * pointing at an object that does not exist.
+ */
+export function putAnswerProblem(etag: string | undefined, md5Hex: string): string | null {
+  if (etag === undefined) return 'the answer carried no ETag: the object is not known to be stored'
+  const tag = etag.replaceAll('"', '').toLowerCase()
+  if (/^[0-9a-f]{32}$/.test(tag) && tag !== md5Hex)
+    return `the stored object's ETag ${tag} is not the MD5 of the bytes sent`
+  return null
+}
+
+/**
+ * The object's body, ended with StorageUnavailableError when the store sends no bytes for
+ * `timeoutMs` while we are ready for them: a store that stalls mid-body would otherwise hold the
+ * reader's connection (and ours to it) for as long as the client waits. A client that reads slowly
+ * pauses the body (backpressure), which is not the store's stall and is not cut.
+ */
+function stallBounded(body: Readable, timeoutMs: number): Readable {
+  const out = new PassThrough()
+  let timer: NodeJS.Timeout | undefined
+  const arm = () => {
+    clearTimeout(timer)
+    timer = setTimeout(() => {
+      if (body.readableFlowing === false) arm()
+      else body.destroy(new StorageUnavailableError('GetObject', new Error(`no bytes for ${timeoutMs} ms`)))
+    }, timeoutMs)
+  }
+  arm()
+  body.on('data', arm)
+  // pipeline ends `out` with the body's error, so the answer is cut rather than left hanging.
+  pipeline(body, out, () => clearTimeout(timer))
+  return out
 }
 
 export function makeS3Driver(settings: S3Settings, timeoutMs: number): S3Driver {
@@ -74,7 +113,8 @@ export function makeS3Driver(settings: S3Settings, timeoutMs: number): S3Driver 
     timeoutMs,
 
     async put(key, data, contentType) {
-      await bounded('PutObject', (abortSignal) =>
+      const md5 = createHash('md5').update(data).digest()
+      const answer = await bounded('PutObject', (abortSignal) =>
         client.send(
           new PutObjectCommand({
             Bucket: settings.bucket,
@@ -82,19 +122,27 @@ export function makeS3Driver(settings: S3Settings, timeoutMs: number): S3Driver 
             Body: data,
             ContentType: contentType,
             ContentLength: data.length,
+            // The store checks the bytes it received against it, and refuses them if they differ.
+            ContentMD5: md5.toString('base64'),
             // What a CDN or public bucket in front sends on: the key names these bytes forever.
             CacheControl: 'public, max-age=31536000, immutable',
           }),
           { abortSignal },
         ),
       )
+      const problem = putAnswerProblem(answer.ETag, md5.toString('hex'))
+      if (problem !== null) throw new StorageUnavailableError('PutObject', new Error(problem))
       return null
     },
 
     async read(key) {
       const object = await getObject(key)
       if (object === null) return null
-      return { kind: 'stream', stream: object.Body as Readable, length: Number(object.ContentLength) }
+      return {
+        kind: 'stream',
+        stream: stallBounded(object.Body as Readable, timeoutMs),
+        length: Number(object.ContentLength),
+      }
     },
 
     async readAll(key) {

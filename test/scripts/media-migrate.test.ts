@@ -87,3 +87,41 @@ t.test('media:migrate moves images to s3 and back while they are served, and res
   t.ok(reads >= keys.length, `the images were read while they moved (${reads} reads)`)
   t.same(wrong, [], 'every read answered 200 with the same bytes')
 })
+
+t.test('a bucket row without its object is passed, and the run says so and exits 1', async (t) => {
+  const s3 = await startS3()
+  t.teardown(() => s3.close())
+  const databaseUrl = await createScratchDatabase(t, 'media_migrate_missing')
+  const env = { ...s3.env, DATABASE_URL: databaseUrl }
+  const app: FastifyInstance = await build(t, env)
+  const author = await registerUser(app)
+  const post = await createPost(app, author)
+  const uploaded = await uploadThumbnail(app, post.id, author.auth, await solidImage(700, 500, 'png', '#778899'))
+  const keys = keysOf(uploaded.json().data)
+  // First in key order, so a run that stopped at it would move nothing.
+  const lost = `${'0'.repeat(64)}.webp`
+  await app.services.database.prisma.image.create({
+    data: { key: lost, contentType: 'image/webp', width: 1, height: 1, byteSize: 1, data: null, location: 's3' },
+  })
+  const migrate = promisify(execFile)(
+    process.execPath,
+    ['--import=tsx', 'scripts/media-migrate.ts', '--to', 'database', '--batch', '1'],
+    { env: { ...process.env, ...env, JWT_SECRET: 'test-secret-test-secret-test-secret-0123', LOG_LEVEL: 'silent' } },
+  )
+  const failed = await migrate.then(
+    () => null,
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  )
+  t.equal(failed?.code, 1, 'the run exits 1')
+  t.match(failed?.stdout, new RegExp(`done: ${keys.length} moved to database; 1 still at the other place`))
+  t.match(failed?.stderr, /1 of them without their object/, 'naming what is missing')
+  const rows = await app.services.database.prisma.image.findMany({
+    where: { key: { in: [...keys, lost] } },
+    select: { key: true, location: true },
+  })
+  t.same(
+    Object.fromEntries(rows.map((row) => [row.key, row.location])),
+    Object.fromEntries([...keys.map((key) => [key, 'database']), [lost, 's3']]),
+    'every image with its object moved; the lost one stays',
+  )
+})
