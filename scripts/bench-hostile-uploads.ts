@@ -11,6 +11,7 @@ import { basename } from 'node:path'
 import { scratchDatabase } from './bench/database.ts'
 import { deepPng, flatPng, hostileUploads, thinPng, type HostileUpload } from './bench/hostile-images.ts'
 import { p99, runHostileUploads, startPinging } from './bench/hostile-uploads.ts'
+import { BENCH_WRITE_BUDGET } from './bench/seed.ts'
 import { startServer } from './bench/server.ts'
 
 const count = Number(process.argv[2] ?? 12)
@@ -45,6 +46,7 @@ const server = await startServer({
   ...database.env,
   REGISTER_LIMIT_PER_ADDRESS: '1000000',
   EVENT_LOOP_MAX_DELAY_MS: '0',
+  ...BENCH_WRITE_BUDGET,
 })
 try {
   const idle = await startPinging(server.url)

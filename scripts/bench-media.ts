@@ -3,7 +3,7 @@
 // getImage figure, 10 by default).
 import { scratchDatabase } from './bench/database.ts'
 import { describeMedia, MEDIA_BENCH_ENV, measureMedia, startS3Process } from './bench/media.ts'
-import { BENCH_ADMIN } from './bench/seed.ts'
+import { BENCH_ADMIN, BENCH_WRITE_BUDGET } from './bench/seed.ts'
 import { startServer } from './bench/server.ts'
 
 const duration = Number(process.env.BENCH_DURATION_SECONDS ?? 10)
@@ -14,6 +14,7 @@ try {
     const server = await startServer({
       ...database.env,
       ...BENCH_ADMIN,
+      ...BENCH_WRITE_BUDGET,
       ...MEDIA_BENCH_ENV,
       ...(driver === 's3' ? s3.env : {}),
       REGISTER_LIMIT_PER_ADDRESS: '1000000',

@@ -32,6 +32,9 @@
 //   uploadMedia's latency and the server's RSS while 12 uploads run at once, and getImage's
 //   throughput against a bare node:http server sending the same bytes (scripts/bench/media.ts;
 //   alone: `npx tsx scripts/bench-media.ts`).
+// The server runs with each account's write budget lifted (BENCH_WRITE_BUDGET, scripts/bench/seed.ts):
+// the seed, the webhook bursts, the render flood, the list abuse and the abusers write far more
+// than 120 a minute from one account. Still counted: every write pays the budget's one upsert.
 // Results are printed and written to bench-results/.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
@@ -52,7 +55,7 @@ import {
 } from './bench/render-flood.ts'
 import { startPeer, type Peer } from './bench/peers.ts'
 import { cachedFigures, readPaths, startBytesPeer, uncachedFigures } from './bench/read-figures.ts'
-import { BENCH_ADMIN, seed } from './bench/seed.ts'
+import { BENCH_ADMIN, BENCH_WRITE_BUDGET, seed } from './bench/seed.ts'
 import { startServer, type RunningServer } from './bench/server.ts'
 import { openSqlCounter, type SqlCounter } from './bench/sql-count.ts'
 import {
@@ -116,6 +119,7 @@ const env = {
   REGISTER_LIMIT_PER_ADDRESS: '1000000',
   DATABASE_POOL_MAX: String(POOL_MAX),
   ...TOKEN_BENCH_ENV,
+  ...BENCH_WRITE_BUDGET,
 }
 
 const figures: Figure[] = []

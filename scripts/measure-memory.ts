@@ -10,7 +10,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { scratchPostgres } from './bench/database.ts'
 import { readMemory, watchPeakRss } from './bench/memory.ts'
-import { BENCH_ADMIN, seed } from './bench/seed.ts'
+import { BENCH_ADMIN, BENCH_WRITE_BUDGET, seed } from './bench/seed.ts'
 import { startServer } from './bench/server.ts'
 
 const given = process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/postgres'
@@ -40,6 +40,8 @@ try {
     EMAIL_VERIFICATION_URL: 'https://blog.example.org/verify?token={token}',
     PASSWORD_RESET_URL: 'https://blog.example.org/reset?token={token}',
     ...BENCH_ADMIN,
+    // The seed writes MEASURE_POSTS posts from one account as fast as it can.
+    ...BENCH_WRITE_BUDGET,
     ...extra,
   })
   try {

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { Agent, request } from 'node:http'
 import { multipartBody, solidImage } from '../test/helpers/images.ts'
 import { startServer } from '../test/helpers/server-process.ts'
+import { BENCH_WRITE_BUDGET } from './bench/seed.ts'
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 180)
 const connections = Number(process.env.SOAK_CONNECTIONS ?? 8)
@@ -26,6 +27,8 @@ const server = await startServer({
   LOGIN_LIMIT_PER_ADDRESS: '1000000',
   // Each client uploads a thumbnail every 60 steps, for minutes: more than a person's hourly allowance.
   UPLOAD_RATE_PER_USER: '100000',
+  // Each client writes, edits and deletes at full speed: more than a person's write budget.
+  ...BENCH_WRITE_BUDGET,
 })
 const { port } = new URL(server.url)
 const agent = new Agent({ keepAlive: true, maxSockets: connections })

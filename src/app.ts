@@ -19,6 +19,7 @@ import { handleError, installErrorHandler } from './http/errors/error-handler.ts
 import { registerJsonBodies } from './http/body/json-body.ts'
 import { makeLoginLimits, type LoginLimits } from './http/limits/login-limits.ts'
 import { makeAccountMailLimits, type AccountMailLimits } from './http/limits/account-mail-limits.ts'
+import { makeWriteBudget, type WriteBudget } from './http/limits/write-budget.ts'
 import { installNotFoundHandler } from './http/errors/not-found.ts'
 import { registerLingeringClose } from './http/errors/lingering-close.ts'
 import { registerOverloadGuard } from './http/limits/overload.ts'
@@ -38,7 +39,12 @@ import { loadSpec, type OpenApiDocument } from './spec.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    services: Services & { loginLimits: LoginLimits; accountMailLimits: AccountMailLimits; drain: Drain }
+    services: Services & {
+      loginLimits: LoginLimits
+      accountMailLimits: AccountMailLimits
+      writeBudget: WriteBudget
+      drain: Drain
+    }
   }
 }
 
@@ -204,7 +210,8 @@ async function registerHttp(app: FastifyInstance, spec: OpenApiDocument, service
   await registerJwt(app, config)
   const loginLimits = await makeLoginLimits(app, services.rateLimits, config)
   const accountMailLimits = makeAccountMailLimits(services.rateLimits, config)
-  app.decorate('services', { ...services, loginLimits, accountMailLimits, drain: registerDrain(app) })
+  const writeBudget = makeWriteBudget(services.rateLimits, config)
+  app.decorate('services', { ...services, loginLimits, accountMailLimits, writeBudget, drain: registerDrain(app) })
   // Measuring lag from here on: opening the database and migrating block the loop, but are not load.
   registerOverloadGuard(app, config)
   await registerDocs(app, spec, config.publicPath)

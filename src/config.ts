@@ -6,6 +6,7 @@ import type { ImageFormat } from './images/sniff.ts'
 import { EMAIL, linkTemplate, mailFrom, origins, publicPath, publicUrl, trustProxy } from './config/addresses.ts'
 import { imageFormats } from './config/image-formats.ts'
 import { jwtSecret } from './config/jwt-secret.ts'
+import { writeBudgets } from './config/write-budgets.ts'
 import { listeners, type ListenerConfig } from './config/listeners.ts'
 import { refuseQuietDefaults } from './config/production.ts'
 import { storageConfig, type StorageConfig } from './config/storage.ts'
@@ -75,6 +76,13 @@ export interface Config extends ListenerConfig, StorageConfig {
   /** Requests one API token may make per window (seconds), counted by each instance. */
   apiTokenRateLimit: number
   apiTokenRateWindowSeconds: number
+  /**
+   * Writes (the operations the spec marks x-write-budget) one account may make per window, counted
+   * in the database across instances; admins' own budget, never smaller; the window in seconds.
+   */
+  writeBudget: number
+  writeBudgetAdmin: number
+  writeBudgetWindowSeconds: number
   /** How long the token of an email verification link, and of a password reset link, works. */
   emailVerificationTtlSeconds: number
   passwordResetTtlSeconds: number
@@ -189,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiTokenMaxDays: integer(env, 'API_TOKEN_MAX_DAYS', 365, 1, 3650),
     apiTokenRateLimit: integer(env, 'API_TOKEN_RATE_LIMIT', 600, 1, 1_000_000),
     apiTokenRateWindowSeconds: integer(env, 'API_TOKEN_RATE_WINDOW_SECONDS', 60, 1, 86_400),
+    ...writeBudgets(env),
     emailVerificationTtlSeconds: integer(env, 'EMAIL_VERIFICATION_TTL_SECONDS', 86_400, 60, 30 * 86_400),
     passwordResetTtlSeconds: integer(env, 'PASSWORD_RESET_TTL_SECONDS', 1800, 60, 86_400),
     emailVerificationUrl: linkTemplate(env, 'EMAIL_VERIFICATION_URL', base, '/email-verification/confirm'),

@@ -11,6 +11,15 @@ export interface Seeded {
 /** The admin the benchmark's servers start with (ADMIN_EMAIL/ADMIN_PASSWORD): it makes the categories. */
 export const BENCH_ADMIN = { ADMIN_EMAIL: 'bench-admin@example.com', ADMIN_PASSWORD: 'bench-admin-password-1234' }
 
+/**
+ * The write budget per account (src/http/limits/write-budget.ts), lifted for every bench server
+ * that writes: the seed, the webhook bursts (1 000 comments by 10 writers), the render flood, the
+ * list abuse's 100 heavy posts and the abusers' uploads and bodies each write far more than 120 a
+ * minute from one account, which is their point. Lifted, not off: each write still pays the
+ * budget's upsert, so the figures include its cost. (WRITE_BUDGET_ADMIN follows it.)
+ */
+export const BENCH_WRITE_BUDGET = { WRITE_BUDGET: '1000000', WRITE_BUDGET_WINDOW_SECONDS: '60' }
+
 async function call(url: string, init: { method: string; body?: unknown; token?: string }) {
   const response = await fetch(url, {
     method: init.method,

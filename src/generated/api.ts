@@ -3053,6 +3053,31 @@ export interface components {
             };
         };
         /**
+         * @description `RATE_LIMITED` on an operation that draws from the caller's write budget
+         *     (`x-write-budget: true`): the account's budget for the current window is spent
+         *     (`details` is empty; `RateLimit` shows `r=0`; wait `Retry-After` seconds, the
+         *     `t` of `RateLimit`), or a limit of the operation's own refused it, as
+         *     `TooManyRequests` describes (too many uploads, too many bodies rendering, too
+         *     many requests with one API token). `RateLimit` and `RateLimit-Policy` describe
+         *     the write budget whichever limit refused, once the caller is known; a write
+         *     refused by the budget was not attempted, and its body was not read.
+         */
+        TooManyWrites: {
+            headers: {
+                "API-Version": components["headers"]["ApiVersion"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
          * @description The caller is not authenticated.
          *     - `UNAUTHENTICATED`: no access token was sent: no `Authorization` header, or one of
          *       another scheme (`Basic`, …), which is read as none. `WWW-Authenticate: Bearer`.
@@ -3222,8 +3247,34 @@ export interface components {
          *     as `If-Modified-Since` to revalidate.
          */
         LastModified: string;
+        /**
+         * @description What is left of the caller's write budget, as the `RateLimit` field of the same
+         *     draft: one item, the policy name `"writes"` (the `RateLimit-Policy` item it
+         *     counts against), with `r`, the writes left in the current window after this one
+         *     (`0` once spent), and `t`, the seconds until the window ends and the budget is
+         *     whole again. The budget belongs to the account, not to a session or an API
+         *     token: every session and token of the account draws from it, on every server
+         *     instance. Pace writes so that `r` does not reach `0`; past it the answer is
+         *     `429 RATE_LIMITED` with `Retry-After` equal to `t`. Sent with
+         *     `RateLimit-Policy`, on the same answers.
+         */
+        RateLimit: string;
         /** @description Requests allowed in the current window. */
         RateLimitLimit: number;
+        /**
+         * @description The write budget this operation draws from, as the `RateLimit-Policy` field of the
+         *     IETF httpapi draft "RateLimit header fields for HTTP"
+         *     (draft-ietf-httpapi-ratelimit-headers, the form of its revisions -08 to -11): a
+         *     Structured Field list (RFC 9651) of one item, the policy name `"writes"`, with
+         *     `q`, the writes the caller's account may make per window (its role's budget:
+         *     `WRITE_BUDGET`, or `WRITE_BUDGET_ADMIN` for admins), and `w`, the window in
+         *     seconds. Sent on every success of a budgeted operation (`x-write-budget: true`),
+         *     and on every other answer given once the caller is known and counted: not on a
+         *     `401`, nor on a `429` of an API token's own rate limit, which refuses before the
+         *     token's owner is known. Parse it as a Structured Field, not by position: later
+         *     versions may add parameters (such as `qu` or `pk`) or policies.
+         */
+        RateLimitPolicy: string;
         /** @description Requests left in the current window. */
         RateLimitRemaining: number;
         /** @description Seconds until the current window ends. */
@@ -3320,6 +3371,8 @@ export interface operations {
             201: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3333,7 +3386,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3354,6 +3407,8 @@ export interface operations {
             204: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3366,7 +3421,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3391,6 +3446,8 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3405,7 +3462,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3426,6 +3483,8 @@ export interface operations {
             204: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3437,7 +3496,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3462,6 +3521,8 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3475,7 +3536,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4111,6 +4172,8 @@ export interface operations {
             201: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4124,7 +4187,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
@@ -4180,6 +4243,8 @@ export interface operations {
             204: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4192,6 +4257,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4216,6 +4282,8 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4229,6 +4297,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4434,6 +4503,8 @@ export interface operations {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
                     ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4448,7 +4519,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
@@ -4513,6 +4584,8 @@ export interface operations {
             204: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4525,7 +4598,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4557,6 +4630,8 @@ export interface operations {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
                     ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4573,7 +4648,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
@@ -4646,6 +4721,8 @@ export interface operations {
             201: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4661,7 +4738,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4687,6 +4764,8 @@ export interface operations {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
                     ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4701,7 +4780,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
@@ -4723,6 +4802,8 @@ export interface operations {
             204: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4734,7 +4815,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -5058,6 +5139,8 @@ export interface operations {
             201: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5071,7 +5154,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -5092,6 +5175,8 @@ export interface operations {
             204: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5103,7 +5188,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -5128,6 +5213,8 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5141,7 +5228,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -6,6 +6,7 @@ import { ApiError } from '../errors/api-error.ts'
 import type { HandlerMap } from './operations.ts'
 import { shorten } from './errors/shorten.ts'
 import { authorize } from './security.ts'
+import { drawsFromWriteBudget } from './limits/write-budget.ts'
 import { HTTP_METHODS, type OpenApiDocument, type OperationSpec } from '../spec.ts'
 
 /** A request that announces no body bytes: no Content-Length above 0, no chunked framing. */
@@ -154,11 +155,14 @@ async function registerGlue(app: FastifyInstance, spec: OpenApiDocument, part: O
       // The glue would register a route answering 500 "not implemented"; refuse to start instead.
       if (handler === undefined) throw new Error(`No handler for operationId "${operationId}"`)
       const operation = spec.paths[openapiPath]![method.toLowerCase() as 'get'] as OperationSpec
-      // The caller first (401 before 415), then the body's type, both before any byte of it is read.
-      // An operation open to all, without a body, has neither hook.
-      const onRequest = [authorize(app, operation.security ?? spec.security ?? []), acceptMediaTypes(operation)].filter(
-        (hook) => hook !== null,
-      )
+      // The caller first (401 before 415), then the body's type, then the caller's write budget
+      // (429), all before any byte of the body is read. An operation open to all, without a
+      // body, has none of them.
+      const onRequest = [
+        authorize(app, operation.security ?? spec.security ?? []),
+        acceptMediaTypes(operation),
+        drawsFromWriteBudget(operation) ? app.services.writeBudget.hook : null,
+      ].filter((hook) => hook !== null)
       // Partial route options: the glue adds method, url and schema itself (its types want them all).
       return {
         handler,

@@ -35,6 +35,9 @@ export function testConfig(env: Record<string, string> = {}): Config {
     SESSIONS_LIMIT_PER_ADDRESS: '1000000',
     ACCOUNT_MAIL_LIMIT_PER_ADDRESS: '1000000',
     ACCOUNT_TOKEN_LIMIT_PER_ADDRESS: '1000000',
+    // Many tests write a lot from one account; the write budget is tested on its own, with budgets
+    // of its own (test/http/limits/write-budget.test.ts). Counted all the same: the headers are there.
+    WRITE_BUDGET: '1000000',
     // Tests build several apps in one process: one app's start-up is lag for the others. The
     // overload guard is tested on its own (test/http/limits/overload.test.ts).
     EVENT_LOOP_MAX_DELAY_MS: '0',

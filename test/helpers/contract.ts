@@ -4,6 +4,7 @@
 // present when required and valid when sent; 204/304 have no body. Because fast-json-stringify drops undeclared fields
 // and coerces values to the declared types, the JSON a handler returns is checked too, before
 // serialization: a field of the wrong type or a missing required field is caught at its source.
+import { drawsFromWriteBudget } from '../../src/http/limits/write-budget.ts'
 import { listOperations, type OperationSpec } from '../../src/spec.ts'
 import { specSchemas, type Json } from './spec-schemas.ts'
 
@@ -142,7 +143,19 @@ export function makeContractChecker({ internalErrorsExpected = false }: CheckerO
     return [
       ...checkHeaders(where, (response.headers ?? {}) as Record<string, Json>, seen.headers),
       ...checkBody(where, method, response.content as Record<string, Json> | undefined, seen),
+      ...budgetFieldsOf(where, route.operation, seen),
     ]
+  }
+
+  /**
+   * The write budget's fields are not `required` in the spec (an API token's own 429 comes before
+   * its owner is known), but every success of a budgeted operation carries both, as the spec says.
+   */
+  function budgetFieldsOf(where: string, operation: OperationSpec, seen: SeenResponse): string[] {
+    if (!drawsFromWriteBudget(operation) || seen.status >= 300) return []
+    return ['RateLimit', 'RateLimit-Policy']
+      .filter((name) => seen.headers[name.toLowerCase()] === undefined)
+      .map((name) => `${where}: a success of a budgeted write without ${name}`)
   }
 
   /** Problems with what a handler returned for `status`, before the serializer could hide them. */

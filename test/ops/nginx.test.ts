@@ -42,6 +42,9 @@ async function setUp(t: Test) {
     TRUST_PROXY: '127.0.0.1',
     UPLOAD_LIMIT_BYTES: String(UPLOAD_LIMIT_BYTES),
     LOGIN_LIMIT_PER_ADDRESS: String(LOGIN_LIMIT_PER_ADDRESS),
+    // The rolling restart's load comments from one account as fast as it can: far past its write
+    // budget (tested on its own, test/http/limits/write-budget.test.ts).
+    WRITE_BUDGET: '1000000',
   })
   const clients: HttpsClient[] = []
   t.teardown(() => clients.forEach((client) => client.close()))

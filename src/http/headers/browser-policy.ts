@@ -50,6 +50,8 @@ const EXPOSED = [
   'ratelimit-limit',
   'ratelimit-remaining',
   'ratelimit-reset',
+  'ratelimit',
+  'ratelimit-policy',
 ]
 
 export async function registerCors(app: FastifyInstance, config: Pick<Config, 'corsOrigins'>) {

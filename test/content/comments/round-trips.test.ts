@@ -10,10 +10,11 @@ import { statementsOf } from '../../helpers/statements.ts'
 import { createWebhook } from '../../helpers/webhooks.ts'
 
 /**
- * The session check, BEGIN, the post's locked read, the insert (with the count), the endpoints
- * listening, COMMIT, the lists' generation and the NOTIFY to the other instances.
+ * The session check, the write budget's upsert (src/http/limits/write-budget.ts), BEGIN, the
+ * post's locked read, the insert (with the count), the endpoints listening, COMMIT, the lists'
+ * generation and the NOTIFY to the other instances.
  */
-const STATEMENTS_PER_COMMENT = 8
+const STATEMENTS_PER_COMMENT = 9
 /** The event with its notification, and one delivery job per endpoint. */
 const STATEMENTS_PER_ENDPOINT_EVENT = 2
 
