@@ -1023,9 +1023,10 @@ export interface paths {
          *     **Flood control.** A comment within `COMMENT_MIN_INTERVAL_SECONDS` (15 by
          *     default) of the caller's previous one, on any post and in any status, is
          *     `429 RATE_LIMITED` with `Retry-After` (the seconds left), on every instance
-         *     of a fleet alike. The same body twice on one post by one caller (compared
-         *     after trimming it and collapsing each run of white space to one space;
-         *     comments deleted since do not count) is `409 DUPLICATE_COMMENT`. Admins are
+         *     of a fleet alike. The same body twice on one post by one caller, as a reply
+         *     to the same comment or twice top-level (compared after trimming it and
+         *     collapsing each run of white space to one space; comments deleted since do
+         *     not count), is `409 DUPLICATE_COMMENT`. Admins are
          *     never flood-limited; the duplicate check applies to everyone.
          */
         post: operations["createComment"];
@@ -2063,10 +2064,10 @@ export interface components {
             /** @description The post's categories; absent or empty means the default category. */
             categoryIds?: string[];
             /**
-             * @description Whether the post takes comments; `false` closes them from the start.
-             * @default true
+             * @description Whether the post takes comments; absent means `true` (open). `false` closes them
+             *     from the start. (No `default` keyword: generated clients would then require it.)
              */
-            commentsOpen: boolean;
+            commentsOpen?: boolean;
             /** @description Derived from the body when absent. */
             excerpt?: string;
             /**
@@ -2142,7 +2143,7 @@ export interface components {
          *     - `POST_NOT_FOUND` (404): no such post, or it is not visible to the caller.
          *     - `POST_NOT_PUBLISHED` (409): the post must be published for this (commenting).
          *     - `COMMENTS_CLOSED` (409): the post's comments are closed (`commentsOpen: false`): no new comment, reply or edit.
-         *     - `DUPLICATE_COMMENT` (409): the caller already wrote this body on this post.
+         *     - `DUPLICATE_COMMENT` (409): the caller already wrote this body on this post, answering the same comment (or top-level both times).
          *     - `POST_SLUG_TAKEN` (409): the slug sent leads to another published post, as its current slug or an earlier one it keeps, or is the slug of another post of the same author (other authors' unpublished posts never take a slug).
          *     - `CATEGORY_NOT_FOUND` (404 on a path id; 422 for an entry of `categoryIds`): no such category.
          *     - `CATEGORY_SLUG_TAKEN` (409): another category has this slug.
@@ -3054,7 +3055,8 @@ export interface components {
          *     - `COMMENTS_CLOSED` (`createComment`, `updateComment`): the post's comments are closed
          *       (`commentsOpen: false`).
          *     - `DUPLICATE_COMMENT` (`createComment`): the caller wrote the same body on this post
-         *       already (compared with white space runs collapsed and the ends trimmed).
+         *       already, answering the same comment (or top-level both times); compared with
+         *       white space runs collapsed and the ends trimmed.
          *     - `POST_SLUG_TAKEN` (`createPost`, `updatePost`): the `slug` sent leads to another published post, or is another post's of the same author.
          *     - `LAST_ADMIN` (`deleteCurrentUser`): the only admin cannot delete their account.
          *     - `WEBHOOK_LIMIT_REACHED` (`createWebhook`): 20 webhook endpoints exist; remove one first.
