@@ -21,12 +21,12 @@ export async function createPostRecord(
   return { id: post.id, authorId: options.author.id, status }
 }
 
-/** The post's comment count as stored, and the comments that really exist: they must agree. */
+/** The post's comment count as stored, and the published comments that really exist: they must agree. */
 export async function commentCounts(app: FastifyInstance, postId: string) {
   const { prisma } = app.services.database
   const [post, actual] = await Promise.all([
     prisma.post.findUniqueOrThrow({ where: { id: postId }, select: { commentCount: true } }),
-    prisma.comment.count({ where: { postId } }),
+    prisma.comment.count({ where: { postId, status: 'published' } }),
   ])
   return { stored: post.commentCount, actual }
 }
