@@ -65,7 +65,8 @@ export async function createComment(
     method: 'POST',
     url: `/posts/${postId}/comments`,
     headers: author.auth,
-    payload: { body: 'A comment.', ...payload },
+    // Each its own body by default: the same body twice on one post is 409 DUPLICATE_COMMENT.
+    payload: { body: `A comment (${randomUUID().slice(0, 8)}).`, ...payload },
   })
   if (response.statusCode !== 201) throw new Error(`createComment: ${response.statusCode} ${response.body}`)
   return response.json().data as { id: string; postId: string; parentId: string | null; body: string }
