@@ -102,6 +102,15 @@ export interface Config extends ListenerConfig, StorageConfig {
   feedTitle: string
   /** When true, unverified users may sign in and read, but not write posts, comments or thumbnails. */
   requireVerifiedEmail: boolean
+  /**
+   * Which comments wait for an admin's approval: none, those of users without a published comment
+   * yet (WordPress's "comment author must have a previously approved comment"), or all.
+   */
+  commentModeration: 'off' | 'first-time' | 'all'
+  /** A comment with more links than this waits for approval, whatever commentModeration says. */
+  commentMaxLinks: number
+  /** One account's comments at least this many seconds apart (0: no flood limit); admins are exempt. */
+  commentMinIntervalSeconds: number
   /** Verification and reset mails asked for per client address, and per recipient (account or email), per hour. */
   accountMailLimitPerAddress: number
   accountMailLimitPerRecipient: number
@@ -207,6 +216,9 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrlGiven: text(env, 'PUBLIC_URL', null) !== null,
     feedTitle: text(env, 'FEED_TITLE', 'Blog', 200)!,
     requireVerifiedEmail: flag(env, 'REQUIRE_VERIFIED_EMAIL', false),
+    commentModeration: oneOf(env, 'COMMENT_MODERATION', 'first-time', ['off', 'first-time', 'all']),
+    commentMaxLinks: integer(env, 'COMMENT_MAX_LINKS', 2, 0, 1000),
+    commentMinIntervalSeconds: integer(env, 'COMMENT_MIN_INTERVAL_SECONDS', 15, 0, 3600),
     accountMailLimitPerAddress: integer(env, 'ACCOUNT_MAIL_LIMIT_PER_ADDRESS', 20, 1, 1_000_000),
     accountMailLimitPerRecipient: integer(env, 'ACCOUNT_MAIL_LIMIT_PER_RECIPIENT', 5, 1, 1000),
     accountTokenLimitPerAddress: integer(env, 'ACCOUNT_TOKEN_LIMIT_PER_ADDRESS', 30, 1, 1_000_000),

@@ -19,6 +19,8 @@ import type { CategoryService } from './content/categories/categories.ts'
 import { makeCategoryStore } from './content/categories/category-store.ts'
 import type { CommentService } from './content/comments/comments.ts'
 import { makeCommentStore } from './content/comments/comment-store.ts'
+import { makeCommentModerationStore } from './content/comments/comment-moderation-store.ts'
+import type { CommentModeration } from './content/comments/moderation.ts'
 import type { FeedCache, FeedService } from './content/feed/feed.ts'
 import type { HtmlBackfill } from './content/html/backfill.ts'
 import type { ListCache } from './content/posts/list-cache.ts'
@@ -78,6 +80,7 @@ export interface Services {
   feedCache: FeedCache
   categories: CategoryService
   comments: CommentService
+  commentModeration: CommentModeration
   thumbnails: ThumbnailService
   /** Each user's media library (uploadMedia and the rest of the `media` tag). */
   media: MediaService
@@ -135,6 +138,7 @@ function makeStores({ prisma }: Database, config: Config, storage: Storage) {
     postSlugs: makePostSlugStore(prisma),
     categories: makeCategoryStore(prisma),
     comments: makeCommentStore(prisma),
+    commentModeration: makeCommentModerationStore(prisma),
     images,
     media: makeMediaStore(prisma, {
       storeImages: images.storeImages,
@@ -209,6 +213,7 @@ export function makeServices({
     feedCache: caches.feedCache,
     categories: content.categories,
     comments: content.comments,
+    commentModeration: content.commentModeration,
     thumbnails: content.thumbnails,
     media: content.media,
     postHtml: content.postHtml,

@@ -12,6 +12,9 @@ t.test('defaults run the embedded database on port 3000 with a secret kept besid
   t.equal(config.databaseUrl, null)
   t.equal(config.dataDir, dataDir)
   t.equal(config.accessTokenTtlSeconds, 600)
+  t.equal(config.commentModeration, 'first-time', "a new user's first comment waits for approval")
+  t.equal(config.commentMaxLinks, 2)
+  t.equal(config.commentMinIntervalSeconds, 15)
   t.ok(config.jwtSecret.length >= 32)
   t.equal(readFileSync(join(dataDir, 'jwt-secret'), 'utf8'), config.jwtSecret, 'the generated secret is kept')
   t.equal(loadConfig({ DATA_DIR: dataDir }).jwtSecret, config.jwtSecret, 'and reused on the next start')
@@ -73,6 +76,9 @@ t.test('each bad value names its variable', async (t) => {
     ],
     [{ IMAGE_FORMATS: ' , ' }, /IMAGE_FORMATS must be a comma-separated list/],
     [{ LOGIN_LIMIT_PER_ACCOUNT_ADDRESS: '0' }, /LOGIN_LIMIT_PER_ACCOUNT_ADDRESS must be an integer from 1 to 100000/],
+    [{ COMMENT_MODERATION: 'some' }, /COMMENT_MODERATION must be one of off, first-time, all \(got "some"\)/],
+    [{ COMMENT_MAX_LINKS: '-1' }, /COMMENT_MAX_LINKS must be an integer from 0 to 1000/],
+    [{ COMMENT_MIN_INTERVAL_SECONDS: '3601' }, /COMMENT_MIN_INTERVAL_SECONDS must be an integer from 0 to 3600/],
   ]
   for (const [env, message] of cases) {
     t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))

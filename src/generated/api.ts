@@ -62,6 +62,31 @@ export interface paths {
         patch: operations["updateCategory"];
         trace?: never;
     };
+    "/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List comments for moderation
+         * @description Admins only (`403 FORBIDDEN` for others): the moderation queue. Every post's
+         *     comments in one `status` (`pending` when absent), optionally only one post's
+         *     (`postId`) or one author's (`authorId`); an unknown post or author has none.
+         *     `pending` comments come oldest first (the longest waiting first); the other
+         *     statuses newest first (the latest spam, the latest hidden). Paged by cursor.
+         *     Each comment carries its `status`.
+         */
+        get: operations["listCommentsForModeration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/comments/{id}": {
         parameters: {
             query?: never;
@@ -76,8 +101,11 @@ export interface paths {
          * Delete a comment
          * @description The comment's author, the post's author and admins; anyone else who can see
          *     it gets `403 FORBIDDEN`. Deleting a top-level comment deletes its replies;
-         *     the post's `commentCount` drops by all of them. A comment on a post the
-         *     caller cannot see is `404 COMMENT_NOT_FOUND`.
+         *     the post's `commentCount` drops by the published ones among them. A comment
+         *     on a post the caller cannot see is `404 COMMENT_NOT_FOUND`, and so is a
+         *     comment that is not `published` to anyone but its author, the post's author
+         *     and admins. Deleting works on closed posts too (`commentsOpen: false`):
+         *     authors may still take back what they wrote.
          */
         delete: operations["deleteComment"];
         options?: never;
@@ -86,9 +114,47 @@ export interface paths {
          * Edit a comment
          * @description The comment's author only; anyone else who can see it gets
          *     `403 FORBIDDEN` (admins included: they may delete, not reword). A comment
-         *     on a post the caller cannot see is `404 COMMENT_NOT_FOUND`.
+         *     on a post the caller cannot see is `404 COMMENT_NOT_FOUND`, and so is a
+         *     comment that is not `published` to anyone but its author, the post's author
+         *     and admins. An edit keeps the comment's `status`. On a post whose comments
+         *     are closed (`commentsOpen: false`) comments can no longer be edited:
+         *     `409 COMMENTS_CLOSED`.
          */
         patch: operations["updateComment"];
+        trace?: never;
+    };
+    "/comments/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Approve, hide or mark a comment as spam
+         * @description Sets the comment's `status`. Admins may set any status on any comment. A post's
+         *     author may hide a published comment on their post and show a hidden one again
+         *     (`published` ↔ `hidden`), nothing else: `403 FORBIDDEN` for any other change
+         *     (approving a pending comment, marking or unmarking spam). Anyone else who can
+         *     see the comment gets `403 FORBIDDEN`; a comment that does not exist for the
+         *     caller (on a post they cannot see, or not `published` and not theirs) is
+         *     `404 COMMENT_NOT_FOUND`. Setting the status it has changes nothing (`200`,
+         *     no event).
+         *
+         *     A change moves the post's `commentCount` (which counts `published` comments
+         *     only) in the same transaction, reaches cached reads as any write does, and
+         *     sends the webhook event `comment.moderated`. The first time a comment becomes
+         *     `published` (at once when created, or here on approval) `comment.created` is
+         *     sent too, once in the comment's life: hiding and showing it again never
+         *     repeats it. Works on closed posts (`commentsOpen: false`) too.
+         */
+        patch: operations["moderateComment"];
         trace?: never;
     };
     "/email-verification": {
@@ -921,6 +987,13 @@ export interface paths {
          *     and admins (`404 POST_NOT_FOUND` for anyone else). A flat list, oldest
          *     first, replies included: a reply's `parentId` names its top-level comment.
          *     Paged by cursor.
+         *
+         *     Only `published` comments are listed, plus the caller's own comments waiting
+         *     for approval (`status: pending`), so that their author sees what they wrote;
+         *     nobody else's `pending`, `spam` or `hidden` comment is ever listed here
+         *     (admins find those with `listCommentsForModeration`). A reply stays listed
+         *     when its top-level comment is hidden: its `parentId` may name a comment the
+         *     list does not show.
          */
         get: operations["listComments"];
         put?: never;
@@ -931,8 +1004,30 @@ export interface paths {
          *     `404 POST_NOT_FOUND`; the author or an admin commenting on an unpublished
          *     post gets `409 POST_NOT_PUBLISHED`. With `parentId` the comment is a reply:
          *     there is one level of replies, so the parent must be a top-level comment of
-         *     the same post, otherwise `422 PARENT_COMMENT_INVALID`. The post's
-         *     `commentCount` counts replies too.
+         *     the same post, otherwise `422 PARENT_COMMENT_INVALID` (a parent that is not
+         *     `published` counts as absent). The post's `commentCount` counts replies too.
+         *
+         *     **Moderation.** The comment is answered with its `status`: `published`, or
+         *     `pending` when it waits for an admin's approval (`moderateComment`), which
+         *     happens when the service's policy (`COMMENT_MODERATION`) is `all`, or
+         *     `first-time` (the default) and the caller has no published comment yet, or
+         *     when its body holds more links than `COMMENT_MAX_LINKS` (2 by default). A link
+         *     is each occurrence of `http://`, `https://` or `www.` in any case, where
+         *     `https://www.` counts once. Admins' comments, and a post's author's comments
+         *     on their own post, are never held. A pending comment is shown to its author
+         *     only and counted nowhere until it is approved.
+         *
+         *     **Closed posts.** A post with `commentsOpen: false` takes no new comment or
+         *     reply: `409 COMMENTS_CLOSED` (after `404` for a post the caller cannot see).
+         *
+         *     **Flood control.** A comment within `COMMENT_MIN_INTERVAL_SECONDS` (15 by
+         *     default) of the caller's previous one, on any post and in any status, is
+         *     `429 RATE_LIMITED` with `Retry-After` (the seconds left), on every instance
+         *     of a fleet alike. The same body twice on one post by one caller, as a reply
+         *     to the same comment or twice top-level (compared after trimming it and
+         *     collapsing each run of white space to one space; comments deleted since do
+         *     not count), is `409 DUPLICATE_COMMENT`. Admins are
+         *     never flood-limited; the duplicate check applies to everyone.
          */
         post: operations["createComment"];
         delete?: never;
@@ -1321,7 +1416,7 @@ export interface webhooks {
         put?: never;
         /**
          * A comment was added
-         * @description A comment or a reply was added to a published post. Sent to every active endpoint listening for `comment.created`, signed per Standard
+         * @description A comment or a reply was published on a post: when it is created, or, if it was held for approval, when an admin approves it (once in its life; hiding and showing it again does not repeat it). A comment that is not `published` is never sent. Sent to every active endpoint listening for `comment.created`, signed per Standard
          *     Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the event is
          *     enqueued in the transaction of the change, so it is sent exactly when the change is
          *     committed. Answer `2xx` within 5 seconds; any other answer is retried (see
@@ -1349,6 +1444,73 @@ export interface webhooks {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["CommentCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received (any `2xx` answer counts). Its body is not read. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description Refused by the receiver (a signature that does not verify, say), as any answer
+                 *     other than `2xx`: the attempt is recorded as failed and retried.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.moderated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A comment was moderated
+         * @description A comment's `status` was changed (`moderateComment`): approved, hidden, shown again, marked or unmarked as spam; `data` is the comment in its new status. Sent to every active endpoint listening for `comment.moderated`, signed per Standard
+         *     Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the event is
+         *     enqueued in the transaction of the change, so it is sent exactly when the change is
+         *     committed. Answer `2xx` within 5 seconds; any other answer is retried (see
+         *     `listWebhookDeliveries`) with the same `webhook-id`. Redirects are not followed, and
+         *     the body of your answer is not read.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (`msg_` and a UUID), the same on every attempt to deliver it; use it to ignore a repeat. */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with
+                     *     the bytes whose base64 follows `whsec_` in the endpoint's secret (Standard Webhooks; any of
+                     *     its libraries verifies it).
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                    /** @description When this attempt was signed, in whole seconds since the Unix epoch; refuse one too far from your clock. */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CommentModeratedEvent"];
                 };
             };
             responses: {
@@ -1790,6 +1952,27 @@ export interface components {
             error: null;
             meta: components["schemas"]["PagedMeta"];
         };
+        /** @description The body of a `comment.moderated` delivery: `data` is the comment as `moderateComment` answers it, in its new status. */
+        CommentModeratedEvent: {
+            data: components["schemas"]["PostComment"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "comment.moderated";
+        };
+        /**
+         * @description A comment's place in moderation: `published` (shown to everyone who can see the
+         *     post, and counted in its `commentCount`), `pending` (waiting for an admin's
+         *     approval; shown to its author only), `spam` (an admin marked it so) or `hidden`
+         *     (an admin or the post's author took it down). Only `published` comments are
+         *     shown to others, counted, put in feeds or sent to webhooks as `comment.created`.
+         * @example pending
+         * @enum {string}
+         */
+        CommentStatus: "published" | "pending" | "spam" | "hidden";
         /** @description A new API token. */
         CreateApiTokenRequest: {
             /**
@@ -1880,6 +2063,11 @@ export interface components {
             body: string;
             /** @description The post's categories; absent or empty means the default category. */
             categoryIds?: string[];
+            /**
+             * @description Whether the post takes comments; absent means `true` (open). `false` closes them
+             *     from the start. (No `default` keyword: generated clients would then require it.)
+             */
+            commentsOpen?: boolean;
             /** @description Derived from the body when absent. */
             excerpt?: string;
             /**
@@ -1954,6 +2142,8 @@ export interface components {
          *     - `USER_NOT_FOUND` (404): no such user.
          *     - `POST_NOT_FOUND` (404): no such post, or it is not visible to the caller.
          *     - `POST_NOT_PUBLISHED` (409): the post must be published for this (commenting).
+         *     - `COMMENTS_CLOSED` (409): the post's comments are closed (`commentsOpen: false`): no new comment, reply or edit.
+         *     - `DUPLICATE_COMMENT` (409): the caller already wrote this body on this post, answering the same comment (or top-level both times).
          *     - `POST_SLUG_TAKEN` (409): the slug sent leads to another published post, as its current slug or an earlier one it keeps, or is the slug of another post of the same author (other authors' unpublished posts never take a slug).
          *     - `CATEGORY_NOT_FOUND` (404 on a path id; 422 for an entry of `categoryIds`): no such category.
          *     - `CATEGORY_SLUG_TAKEN` (409): another category has this slug.
@@ -1983,7 +2173,7 @@ export interface components {
          *     - `INTERNAL_ERROR` (500): an unexpected failure; no details are disclosed.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "API_TOKEN_INVALID" | "API_TOKEN_EXPIRED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "API_TOKEN_NOT_ALLOWED" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "EMAIL_ALREADY_VERIFIED" | "EMAIL_NOT_VERIFIED" | "VERIFICATION_TOKEN_INVALID" | "PASSWORD_RESET_TOKEN_INVALID" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "POST_SLUG_TAKEN" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MEDIA_IN_USE" | "MEDIA_QUOTA_EXCEEDED" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_LIMIT_REACHED" | "SESSION_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_LIMIT_REACHED" | "LAST_ADMIN" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "API_TOKEN_INVALID" | "API_TOKEN_EXPIRED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "API_TOKEN_NOT_ALLOWED" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "EMAIL_ALREADY_VERIFIED" | "EMAIL_NOT_VERIFIED" | "VERIFICATION_TOKEN_INVALID" | "PASSWORD_RESET_TOKEN_INVALID" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "POST_SLUG_TAKEN" | "COMMENTS_CLOSED" | "DUPLICATE_COMMENT" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MEDIA_IN_USE" | "MEDIA_QUOTA_EXCEEDED" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_LIMIT_REACHED" | "SESSION_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_LIMIT_REACHED" | "LAST_ADMIN" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** @description One problem with the request. */
         ErrorDetail: {
             /**
@@ -2184,6 +2374,10 @@ export interface components {
              */
             requestId: string;
         };
+        ModerateCommentRequest: {
+            /** @description The comment's new status. */
+            status: components["schemas"]["CommentStatus"];
+        };
         /** @description Pass as `cursor` to get the next page; `null` on the last page. */
         NextCursor: string | null;
         /** @description `meta` of a list: as `Meta`, with the paging state required. */
@@ -2244,9 +2438,17 @@ export interface components {
             categories: components["schemas"]["CategorySummary"][];
             /**
              * Format: int32
-             * @description Comments on the post, replies included.
+             * @description Published comments on the post, replies included (never pending, spam or hidden ones).
              */
             commentCount: number;
+            /**
+             * @description Whether the post takes new comments: `false` when its author or an admin closed
+             *     them (`createComment` and `updateComment` answer `409 COMMENTS_CLOSED`; existing
+             *     comments stay shown). Present in every post a server implementing this version
+             *     of the contract sends (optional in the schema only so that a client generated
+             *     from it also reads a server of an earlier version, whose posts were all open).
+             */
+            commentsOpen?: boolean;
             /** Format: date-time */
             createdAt: string;
             /** @description A short plain-text summary, given by the author or derived from the body. */
@@ -2324,6 +2526,13 @@ export interface components {
             parentId: components["schemas"]["ParentCommentId"];
             /** Format: uuid */
             postId: string;
+            /**
+             * @description Where the comment stands in moderation (see `CommentStatus`). Present in every
+             *     comment a server implementing this version of the contract sends (optional in the
+             *     schema only so that a client generated from it also reads a server of an earlier
+             *     version, whose comments were all `published`).
+             */
+            status?: components["schemas"]["CommentStatus"];
             /** Format: date-time */
             updatedAt: string;
         };
@@ -2598,6 +2807,11 @@ export interface components {
             body?: string;
             /** @description Replaces the post's categories; empty means the default category. */
             categoryIds?: string[];
+            /**
+             * @description `false` closes the post's comments (no new comment, reply or edit:
+             *     `409 COMMENTS_CLOSED`), `true` opens them again. Existing comments stay shown.
+             */
+            commentsOpen?: boolean;
             excerpt?: string;
             /**
              * Format: date-time
@@ -2767,10 +2981,11 @@ export interface components {
         /**
          * @description What happened: `post.published` (also when a scheduled post publishes itself),
          *     `post.updated` (any other change to a post, drafts included), `post.deleted`,
-         *     `comment.created`, `user.registered`.
+         *     `comment.created` (a comment became `published` for the first time),
+         *     `comment.moderated` (a comment's `status` changed), `user.registered`.
          * @enum {string}
          */
-        WebhookEventType: "post.published" | "post.updated" | "post.deleted" | "comment.created" | "user.registered";
+        WebhookEventType: "post.published" | "post.updated" | "post.deleted" | "comment.created" | "comment.moderated" | "user.registered";
         /** @description The events an endpoint receives, each once. */
         WebhookEventTypes: components["schemas"]["WebhookEventType"][];
         WebhookListEnvelope: {
@@ -2837,6 +3052,11 @@ export interface components {
          *     - `CATEGORY_SLUG_TAKEN`: another category has this slug.
          *     - `CATEGORY_IS_DEFAULT` (`deleteCategory`): the default category cannot be deleted.
          *     - `POST_NOT_PUBLISHED` (`createComment`): comments need a published post.
+         *     - `COMMENTS_CLOSED` (`createComment`, `updateComment`): the post's comments are closed
+         *       (`commentsOpen: false`).
+         *     - `DUPLICATE_COMMENT` (`createComment`): the caller wrote the same body on this post
+         *       already, answering the same comment (or top-level both times); compared with
+         *       white space runs collapsed and the ends trimmed.
          *     - `POST_SLUG_TAKEN` (`createPost`, `updatePost`): the `slug` sent leads to another published post, or is another post's of the same author.
          *     - `LAST_ADMIN` (`deleteCurrentUser`): the only admin cannot delete their account.
          *     - `WEBHOOK_LIMIT_REACHED` (`createWebhook`): 20 webhook endpoints exist; remove one first.
@@ -3037,7 +3257,8 @@ export interface components {
          *     as many places of the full rendering queue as any other user holds), or too
          *     many requests with one API token (600 a minute by default, the operator's
          *     `API_TOKEN_RATE_LIMIT` per `API_TOKEN_RATE_WINDOW_SECONDS`, counted by each
-         *     server instance). Wait `Retry-After` seconds.
+         *     server instance), or a comment too soon after the caller's previous one
+         *     (`createComment`, `COMMENT_MIN_INTERVAL_SECONDS`, fleet-wide). Wait `Retry-After` seconds.
          */
         TooManyRequests: {
             headers: {
@@ -3467,6 +3688,55 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    listCommentsForModeration: {
+        parameters: {
+            query?: {
+                /** @description Only this user's comments. */
+                authorId?: string;
+                /**
+                 * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+                 *     not one this API issued, character for character (one that does not decode,
+                 *     or that decodes to a position but is spelled otherwise), is `400` on
+                 *     `/query/cursor`. Absent: the first page.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Only this post's comments. */
+                postId?: string;
+                /** @description The comments in this status; `pending` when absent. */
+                status?: components["schemas"]["CommentStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of comments in the status asked for. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     deleteComment: {
         parameters: {
             query?: never;
@@ -3534,9 +3804,48 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyWrites"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    moderateComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The comment's id. */
+                id: components["parameters"]["CommentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModerateCommentRequest"];
+            };
+        };
+        responses: {
+            /** @description The comment in its new status. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };

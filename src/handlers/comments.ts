@@ -22,6 +22,21 @@ export const createComment: OperationHandler<'createComment'> = async (request, 
 export const updateComment: OperationHandler<'updateComment'> = async (request) =>
   success(request, await request.server.services.comments.update(request.principal!, request.params.id, request.body))
 
+export const listCommentsForModeration: OperationHandler<'listCommentsForModeration'> = async (request) => {
+  const { comments, page: pageMeta } = await request.server.services.commentModeration.list(request.query)
+  return page(request, comments, pageMeta)
+}
+
+export const moderateComment: OperationHandler<'moderateComment'> = async (request) =>
+  success(
+    request,
+    await request.server.services.commentModeration.moderate(
+      request.principal!,
+      request.params.id,
+      request.body.status,
+    ),
+  )
+
 export const deleteComment: OperationHandler<'deleteComment'> = async (request, reply) => {
   await request.server.services.comments.remove(request.principal!, request.params.id)
   reply.code(204)

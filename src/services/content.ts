@@ -7,6 +7,8 @@ import { makeCategoryService } from '../content/categories/categories.ts'
 import type { CategoryStore } from '../content/categories/category-store.ts'
 import type { CommentStore } from '../content/comments/comment-store.ts'
 import { makeCommentService } from '../content/comments/comments.ts'
+import type { CommentModerationStore } from '../content/comments/comment-moderation-store.ts'
+import { makeCommentModeration } from '../content/comments/moderation.ts'
 import { makeFeedService } from '../content/feed/feed.ts'
 import { makeHtmlBackfill } from '../content/html/backfill.ts'
 import { makeHtmlRenderer } from '../content/html/post-html.ts'
@@ -35,6 +37,7 @@ export interface ContentServicesOptions {
     posts: PostStore
     categories: CategoryStore
     comments: CommentStore
+    commentModeration: CommentModerationStore
     images: ImageStore
     media: MediaStore
     counters: RateLimitStore
@@ -107,6 +110,18 @@ export function makeContentServices({
     comments: makeCommentService({
       store: stores.comments,
       posts,
+      changes,
+      events,
+      pageMaxBytes: config.listPageMaxBytes,
+      policy: {
+        moderation: config.commentModeration,
+        maxLinks: config.commentMaxLinks,
+        minIntervalSeconds: config.commentMinIntervalSeconds,
+      },
+    }),
+    commentModeration: makeCommentModeration({
+      store: stores.commentModeration,
+      comments: stores.comments,
       changes,
       events,
       pageMaxBytes: config.listPageMaxBytes,

@@ -41,6 +41,11 @@ export function testConfig(env: Record<string, string> = {}): Config {
     // Tests build several apps in one process: one app's start-up is lag for the others. The
     // overload guard is tested on its own (test/http/limits/overload.test.ts).
     EVENT_LOOP_MAX_DELAY_MS: '0',
+    // Most tests comment as new users, often several times in a row: the comment policy and flood
+    // limit are tested on their own (test/content/comments/moderation*.test.ts, flood.test.ts),
+    // each setting what it tests. Links are left at their default, as no other test writes three.
+    COMMENT_MODERATION: 'off',
+    COMMENT_MIN_INTERVAL_SECONDS: '0',
     ...testS3?.env,
     ...env,
   })

@@ -21,12 +21,12 @@ export async function createPostRecord(
   return { id: post.id, authorId: options.author.id, status }
 }
 
-/** The post's comment count as stored, and the comments that really exist: they must agree. */
+/** The post's comment count as stored, and the published comments that really exist: they must agree. */
 export async function commentCounts(app: FastifyInstance, postId: string) {
   const { prisma } = app.services.database
   const [post, actual] = await Promise.all([
     prisma.post.findUniqueOrThrow({ where: { id: postId }, select: { commentCount: true } }),
-    prisma.comment.count({ where: { postId } }),
+    prisma.comment.count({ where: { postId, status: 'published' } }),
   ])
   return { stored: post.commentCount, actual }
 }
@@ -65,7 +65,8 @@ export async function createComment(
     method: 'POST',
     url: `/posts/${postId}/comments`,
     headers: author.auth,
-    payload: { body: 'A comment.', ...payload },
+    // Each its own body by default: the same body twice on one post is 409 DUPLICATE_COMMENT.
+    payload: { body: `A comment (${randomUUID().slice(0, 8)}).`, ...payload },
   })
   if (response.statusCode !== 201) throw new Error(`createComment: ${response.statusCode} ${response.body}`)
   return response.json().data as { id: string; postId: string; parentId: string | null; body: string }

@@ -47,14 +47,15 @@ async function lockPosts(tx: Tx, ids: string[]) {
 }
 
 /**
- * Deletes the comments `ids` and the replies to them, moving their posts' counts by the rows that
- * went; the posts must be locked. Replies sit on their parent's post (one level, same post).
+ * Deletes the comments `ids` and the replies to them, moving their posts' counts by the published
+ * rows that went (the count is of published comments only); the posts must be locked. Replies sit
+ * on their parent's post (one level, same post).
  */
 async function deleteComments(tx: Tx, ids: string[]) {
   await tx.$executeRaw`
     with gone as (
-      delete from comments where id = any(${ids}::uuid[]) or parent_id = any(${ids}::uuid[]) returning post_id),
-    counts as (select post_id, count(*)::int as n from gone group by post_id)
+      delete from comments where id = any(${ids}::uuid[]) or parent_id = any(${ids}::uuid[]) returning post_id, status),
+    counts as (select post_id, count(*)::int as n from gone where status = 'published' group by post_id)
     update posts set comment_count = posts.comment_count - counts.n, updated_at = now()
     from counts where posts.id = counts.post_id`
 }

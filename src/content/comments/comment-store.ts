@@ -1,9 +1,10 @@
 // The data layer for comments. Every write that changes how many comments a post has runs in one
 // transaction that first locks the post's row: writers on one post are serialized, so the count
 // moves by exactly the rows inserted or deleted, and a reply cannot slip in under a parent being
-// deleted (the reply's foreign-key lock and the delete would otherwise deadlock).
+// deleted (the reply's foreign-key lock and the delete would otherwise deadlock). The count is of
+// published comments only: every write moves it by the published rows it adds or removes.
 import type { Comment, Prisma, PrismaClient } from '../../generated/prisma/client.ts'
-import type { PostStatus } from '../../generated/prisma/enums.ts'
+import type { CommentStatus, PostStatus } from '../../generated/prisma/enums.ts'
 import { afterPosition, type Position } from '../../cursor.ts'
 import { sqlIn, type TransactionSql } from '../../db/transaction.ts'
 import { uuidV7 } from '../../db/uuid-v7.ts'
@@ -13,15 +14,45 @@ const commentInclude = { author: { select: { id: true, name: true } } } satisfie
 export type CommentRecord = Prisma.CommentGetPayload<{ include: typeof commentInclude }>
 type Tx = Prisma.TransactionClient
 
-/** The post's owner and status, as its row is locked until the transaction ends; null when it is gone. */
-async function lockPost(tx: Tx, postId: string): Promise<{ authorId: string; status: PostStatus } | null> {
-  const [post] = await tx.$queryRaw<{ authorId: string; status: PostStatus }[]>`
-    select author_id::text as "authorId", status from posts where id = ${postId}::uuid for update`
+export interface LockedPost {
+  authorId: string
+  status: PostStatus
+  commentsOpen: boolean
+}
+
+/** The post's owner, status and whether it takes comments, as its row is locked until the transaction ends; null when it is gone. */
+export async function lockPost(tx: Tx, postId: string): Promise<LockedPost | null> {
+  const [post] = await tx.$queryRaw<LockedPost[]>`
+    select author_id::text as "authorId", status, comments_open as "commentsOpen"
+    from posts where id = ${postId}::uuid for update`
   return post ?? null
+}
+
+/**
+ * Seconds the author must still wait before commenting again (0: none), from their latest comment
+ * in any status, by the (author_id, created_at desc) index. Taken under a lock per author held to
+ * the end of the transaction, so two comments sent at once by one account (to one instance or two)
+ * are checked one after the other and the second sees the first.
+ */
+async function floodWait(tx: Tx, authorId: string, minIntervalSeconds: number): Promise<number> {
+  await tx.$queryRaw`select pg_advisory_xact_lock(hashtextextended(${`comment-flood:${authorId}`}, 0))::text`
+  const [row] = await tx.$queryRaw<{ wait: number | null }[]>`
+    select ceil(${minIntervalSeconds}::float8 - extract(epoch from clock_timestamp() - max(created_at)))::float8 as wait
+    from comments where author_id = ${authorId}::uuid`
+  return Math.max(0, row?.wait ?? 0)
 }
 
 /** The row the insert below returns, with its author's name. */
 type InsertedComment = Comment & { authorName: string }
+
+export interface NewComment {
+  postId: string
+  authorId: string
+  body: string
+  /** The duplicate check's fingerprint (comment-policy.ts). */
+  bodyHash: string
+  parentId: string | null
+}
 
 /**
  * Inserts the comment and adds it to its post's count in one statement, so a comment costs one
@@ -32,95 +63,139 @@ type InsertedComment = Comment & { authorName: string }
  * start, or two comments in one millisecond, could do). The post's updatedAt moves as Prisma's
  * `@updatedAt` moves it on any update of the row.
  */
-async function insertCounted(
-  tx: Tx,
-  data: { postId: string; authorId: string; body: string; parentId: string | null },
-): Promise<CommentRecord> {
+async function insertCounted(tx: Tx, data: NewComment, status: CommentStatus): Promise<CommentRecord> {
+  const published = status === 'published'
   const [row] = await tx.$queryRaw<InsertedComment[]>`
     with next as (
       select greatest(clock_timestamp()::timestamptz(3),
         (select max(created_at) + interval '1 millisecond' from comments where post_id = ${data.postId}::uuid)) as at
     ), inserted as (
-      insert into comments (id, post_id, author_id, parent_id, body, created_at, updated_at)
-      select ${uuidV7()}::uuid, ${data.postId}::uuid, ${data.authorId}::uuid, ${data.parentId}::uuid, ${data.body}, at, at
+      insert into comments (id, post_id, author_id, parent_id, body, status, announced, body_hash, created_at, updated_at)
+      select ${uuidV7()}::uuid, ${data.postId}::uuid, ${data.authorId}::uuid, ${data.parentId}::uuid, ${data.body},
+        ${status}::"CommentStatus", ${published}, ${data.bodyHash}, at, at
       from next
-      returning id, post_id, author_id, parent_id, body, created_at, updated_at
+      returning id, post_id, author_id, parent_id, body, status, announced, body_hash, created_at, updated_at
     ), counted as (
-      update posts set comment_count = comment_count + 1, updated_at = clock_timestamp()::timestamptz(3)
+      update posts set comment_count = comment_count + ${published ? 1 : 0}, updated_at = clock_timestamp()::timestamptz(3)
       where id = ${data.postId}::uuid
     )
     select i.id::text as id, i.post_id::text as "postId", i.author_id::text as "authorId",
-      i.parent_id::text as "parentId", i.body, i.created_at as "createdAt", i.updated_at as "updatedAt",
-      u.name as "authorName"
+      i.parent_id::text as "parentId", i.body, i.status::text as status, i.announced, i.body_hash as "bodyHash",
+      i.created_at as "createdAt", i.updated_at as "updatedAt", u.name as "authorName"
     from inserted i join users u on u.id = i.author_id`
   const { authorName, ...comment } = row!
   return { ...comment, author: { id: comment.authorId, name: authorName } }
 }
 
 /** Atomic, never read-modify-write: the database adds to the value it holds. */
-const addToCount = (tx: Tx, postId: string, delta: number) =>
+export const addToCount = (tx: Tx, postId: string, delta: number) =>
   tx.post.update({ where: { id: postId }, data: { commentCount: { increment: delta } }, select: { id: true } })
 
 export function makeCommentStore(prisma: PrismaClient) {
   return {
-    /** Oldest first, keyset-paged on (createdAt, id), which the (post_id, created_at, id) index serves. */
-    list: (postId: string, options: { limit: number; after?: Position }) =>
+    /**
+     * Oldest first, keyset-paged on (createdAt, id), which the (post_id, created_at, id) index
+     * serves: the published comments, and the viewer's own pending ones.
+     */
+    list: (postId: string, options: { limit: number; after?: Position; viewerId: string | null }) =>
       prisma.comment.findMany({
-        where: { postId, ...afterPosition(options.after, 'gt') },
+        where: {
+          postId,
+          ...afterPosition(options.after, 'gt'),
+          AND: [
+            {
+              OR: [
+                { status: 'published' },
+                ...(options.viewerId === null ? [] : [{ status: 'pending' as const, authorId: options.viewerId }]),
+              ],
+            },
+          ],
+        },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
         take: options.limit + 1,
         include: commentInclude,
       }),
 
-    /** The comment with what the rights depend on: its post's author and status. */
+    /** The comment with what the rights depend on: its post's author, status and whether it takes comments. */
     find: (id: string) =>
       prisma.comment.findUnique({
         where: { id },
-        include: { ...commentInclude, post: { select: { authorId: true, status: true } } },
+        include: { ...commentInclude, post: { select: { authorId: true, status: true, commentsOpen: true } } },
       }),
 
     /**
-     * Adds the comment. The post is checked only under its lock, so nothing can unpublish or delete
-     * it between the check and the insert: 'post-missing' when it does not exist for the writer
-     * (`visible`), then 'post-not-published'. `added` runs in the transaction (webhook events), which
-     * it rolls back by throwing.
+     * Adds the comment. Every check runs under the post's lock, so nothing can unpublish, close or
+     * delete the post between the check and the insert, in the order the spec gives: 'post-missing'
+     * when it does not exist for the writer (`rules.visible`), 'post-not-published', 'comments-closed',
+     * 'parent-invalid' (a parent that is not a published top-level comment of the post),
+     * 'duplicate', then the flood wait (`{ retryAfter }`, skipped when `rules.minIntervalSeconds` is
+     * 0). `rules.status` decides published or pending; `added` runs in the transaction (webhook
+     * events), which it rolls back by throwing.
      */
     create: (
-      data: { postId: string; authorId: string; body: string; parentId: string | null },
-      visible: (post: { authorId: string; status: PostStatus }) => boolean,
+      data: NewComment,
+      rules: {
+        visible: (post: LockedPost) => boolean
+        minIntervalSeconds: number
+        status: (post: LockedPost, hasPublished: () => Promise<boolean>) => Promise<CommentStatus>
+      },
       added: (comment: CommentRecord, sql: TransactionSql) => Promise<void> = async () => undefined,
     ) =>
-      prisma.$transaction(
-        async (tx): Promise<CommentRecord | 'post-missing' | 'post-not-published' | 'parent-invalid'> => {
-          const post = await lockPost(tx, data.postId)
-          if (post === null || !visible(post)) return 'post-missing'
-          if (post.status !== 'published') return 'post-not-published'
-          if (data.parentId !== null) {
-            const parent = await tx.comment.findFirst({
-              where: { id: data.parentId, postId: data.postId, parentId: null },
-              select: { id: true },
-            })
-            if (parent === null) return 'parent-invalid'
-          }
-          const comment = await insertCounted(tx, data)
-          await added(comment, sqlIn(tx))
-          return comment
-        },
-      ),
+      prisma.$transaction(async (tx): Promise<CommentRecord | CreateRefusal | { retryAfter: number }> => {
+        const post = await lockPost(tx, data.postId)
+        if (post === null || !rules.visible(post)) return 'post-missing'
+        if (post.status !== 'published') return 'post-not-published'
+        if (!post.commentsOpen) return 'comments-closed'
+        if (data.parentId !== null) {
+          const parent = await tx.comment.findFirst({
+            where: { id: data.parentId, postId: data.postId, parentId: null, status: 'published' },
+            select: { id: true },
+          })
+          if (parent === null) return 'parent-invalid'
+        }
+        // By the (post_id, author_id, body_hash) index: bounded however much the author wrote. The
+        // same parent too, as WordPress compares: "Thanks!" to two readers is two answers, not spam.
+        const twin = await tx.comment.findFirst({
+          where: { postId: data.postId, authorId: data.authorId, bodyHash: data.bodyHash, parentId: data.parentId },
+          select: { id: true },
+        })
+        if (twin !== null) return 'duplicate'
+        if (rules.minIntervalSeconds > 0) {
+          const retryAfter = await floodWait(tx, data.authorId, rules.minIntervalSeconds)
+          if (retryAfter > 0) return { retryAfter }
+        }
+        const hasPublished = async () =>
+          (await tx.comment.findFirst({
+            where: { authorId: data.authorId, status: 'published' },
+            select: { id: true },
+          })) !== null
+        const comment = await insertCounted(tx, data, await rules.status(post, hasPublished))
+        await added(comment, sqlIn(tx))
+        return comment
+      }),
 
-    update: (id: string, body: string) =>
-      prisma.comment.update({ where: { id }, data: { body }, include: commentInclude }),
+    update: (id: string, body: string, hash: string) =>
+      prisma.comment.update({ where: { id }, data: { body, bodyHash: hash }, include: commentInclude }),
 
-    /** Deletes the comment and its replies; how many rows went (0 when it was already gone). */
+    /**
+     * Deletes the comment and its replies; how many rows went (0 when it was already gone). The
+     * post's count drops by the published ones among them.
+     */
     remove: (id: string, postId: string) =>
       prisma.$transaction(async (tx) => {
         await lockPost(tx, postId)
         // Replies are named explicitly rather than left to ON DELETE CASCADE, so the count includes them.
-        const { count } = await tx.comment.deleteMany({ where: { OR: [{ id }, { parentId: id }] } })
-        if (count > 0) await addToCount(tx, postId, -count)
-        return count
+        const [gone] = await tx.$queryRaw<{ rows: number; published: number }[]>`
+          with gone as (
+            delete from comments where id = ${id}::uuid or parent_id = ${id}::uuid returning status)
+          select count(*)::int as rows, (count(*) filter (where status = 'published'))::int as published from gone`
+        if (gone!.published > 0) await addToCount(tx, postId, -gone!.published)
+        return gone!.rows
       }),
   }
 }
 
 export type CommentStore = ReturnType<typeof makeCommentStore>
+
+/** Why a comment was not added (see `create`). */
+export type CreateRefusal = 'post-missing' | 'post-not-published' | 'comments-closed' | 'parent-invalid' | 'duplicate'

@@ -67,6 +67,7 @@ const postColumns = (imageUrls: string): { [Key in (typeof POST_KEYS)[number]]: 
   // uuid order is the order of their lower-case hex text: toPost's code point order.
   mediaIds: Prisma.sql`to_json(array(select pm.media_id from post_media pm where pm.post_id = p.id order by pm.media_id))`,
   commentCount: Prisma.sql`p.comment_count`,
+  commentsOpen: Prisma.sql`p.comments_open`,
   createdAt: iso(Prisma.sql`p.created_at`),
   updatedAt: iso(Prisma.sql`p.updated_at`),
   slug: Prisma.sql`p.slug`,

@@ -18,6 +18,8 @@ export interface PostFields {
   status?: PostStatus
   publishedAt?: Date | null
   publishJobId?: string | null
+  /** false: createComment answers 409 COMMENTS_CLOSED. */
+  commentsOpen?: boolean
 }
 
 /**

@@ -52,7 +52,15 @@ async function createPost(writes: Writes, principal: Principal, input: CreatePos
     const excerpt = input.excerpt ?? deriveExcerpt(input.body)
     const id = await write.create(
       principal.userId,
-      { title: input.title, body: input.body, html, excerpt, status, publishedAt },
+      {
+        title: input.title,
+        body: input.body,
+        html,
+        excerpt,
+        status,
+        publishedAt,
+        commentsOpen: input.commentsOpen ?? true,
+      },
       categoryIds,
       slug,
     )
@@ -104,7 +112,16 @@ async function updatePost(
     const body = input.body ?? current.body
     const excerpt = input.excerpt ?? (input.body !== undefined ? deriveExcerpt(body) : current.excerpt)
     const publishJobId = await reschedule(publications, write, current, status, publishedAt)
-    await write.update(id, { title: input.title, body, html, excerpt, status, publishedAt, publishJobId })
+    await write.update(id, {
+      title: input.title,
+      body,
+      html,
+      excerpt,
+      status,
+      publishedAt,
+      publishJobId,
+      commentsOpen: input.commentsOpen,
+    })
     // A new body whose HTML is the old one's looks to the database like an edit by a writer
     // that does not render (the migration post_html's trigger), which drops html: set it again,
     // in a statement that leaves the body alone.

@@ -34,6 +34,16 @@ export const AccountTokenPurpose = {
 export type AccountTokenPurpose = (typeof AccountTokenPurpose)[keyof typeof AccountTokenPurpose]
 
 
+export const CommentStatus = {
+  published: 'published',
+  pending: 'pending',
+  spam: 'spam',
+  hidden: 'hidden'
+} as const
+
+export type CommentStatus = (typeof CommentStatus)[keyof typeof CommentStatus]
+
+
 export const ImageLocation = {
   database: 'database',
   s3: 's3'

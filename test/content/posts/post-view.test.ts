@@ -39,6 +39,7 @@ t.test('any field the client sees changes the tag', async (t) => {
     { thumbnail: { sizes: [{ width: 320, height: 180, url: '/images/a.webp', contentType: 'image/webp' }] } },
     { mediaIds: ['0192f7e9-1c2d-7e3f-8a4b-5c6d7e8f9a0b'] },
     { commentCount: 1 },
+    { commentsOpen: false },
     { updatedAt: '2030-09-01T07:00:00.001Z' },
   ]
   t.equal(new Set([post, ...changes.map((change) => ({ ...post, ...change }))].map(etagOf)).size, changes.length + 1)
@@ -54,6 +55,7 @@ t.test('toPost writes every property in POST_KEYS order, the order the list SQL 
     status: 'published',
     publishedAt: new Date(post.publishedAt!),
     publishJobId: null,
+    commentsOpen: true,
     authorId: post.author.id,
     author: post.author,
     categories: [{ category: post.categories[0]! }],

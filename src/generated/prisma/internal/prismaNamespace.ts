@@ -2197,6 +2197,7 @@ export const PostScalarFieldEnum = {
   publishedAt: 'publishedAt',
   publishJobId: 'publishJobId',
   commentCount: 'commentCount',
+  commentsOpen: 'commentsOpen',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
   slug: 'slug'
@@ -2226,6 +2227,9 @@ export const CommentScalarFieldEnum = {
   authorId: 'authorId',
   parentId: 'parentId',
   body: 'body',
+  status: 'status',
+  announced: 'announced',
+  bodyHash: 'bodyHash',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -2481,6 +2485,20 @@ export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'In
  * Reference to a field of type 'Int[]'
  */
 export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
+    
+
+
+/**
+ * Reference to a field of type 'CommentStatus'
+ */
+export type EnumCommentStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'CommentStatus'>
+    
+
+
+/**
+ * Reference to a field of type 'CommentStatus[]'
+ */
+export type ListEnumCommentStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'CommentStatus[]'>
     
 
 

@@ -183,6 +183,7 @@ export const PostScalarFieldEnum = {
   publishedAt: 'publishedAt',
   publishJobId: 'publishJobId',
   commentCount: 'commentCount',
+  commentsOpen: 'commentsOpen',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
   slug: 'slug'
@@ -212,6 +213,9 @@ export const CommentScalarFieldEnum = {
   authorId: 'authorId',
   parentId: 'parentId',
   body: 'body',
+  status: 'status',
+  announced: 'announced',
+  bodyHash: 'bodyHash',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

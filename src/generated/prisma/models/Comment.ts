@@ -30,6 +30,9 @@ export type CommentMinAggregateOutputType = {
   authorId: string | null
   parentId: string | null
   body: string | null
+  status: $Enums.CommentStatus | null
+  announced: boolean | null
+  bodyHash: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -40,6 +43,9 @@ export type CommentMaxAggregateOutputType = {
   authorId: string | null
   parentId: string | null
   body: string | null
+  status: $Enums.CommentStatus | null
+  announced: boolean | null
+  bodyHash: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -50,6 +56,9 @@ export type CommentCountAggregateOutputType = {
   authorId: number
   parentId: number
   body: number
+  status: number
+  announced: number
+  bodyHash: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -62,6 +71,9 @@ export type CommentMinAggregateInputType = {
   authorId?: true
   parentId?: true
   body?: true
+  status?: true
+  announced?: true
+  bodyHash?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -72,6 +84,9 @@ export type CommentMaxAggregateInputType = {
   authorId?: true
   parentId?: true
   body?: true
+  status?: true
+  announced?: true
+  bodyHash?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -82,6 +97,9 @@ export type CommentCountAggregateInputType = {
   authorId?: true
   parentId?: true
   body?: true
+  status?: true
+  announced?: true
+  bodyHash?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -165,6 +183,9 @@ export type CommentGroupByOutputType = {
   authorId: string
   parentId: string | null
   body: string
+  status: $Enums.CommentStatus
+  announced: boolean
+  bodyHash: string | null
   createdAt: Date
   updatedAt: Date
   _count: CommentCountAggregateOutputType | null
@@ -196,6 +217,9 @@ export type CommentWhereInput = {
   authorId?: Prisma.UuidFilter<"Comment"> | string
   parentId?: Prisma.UuidNullableFilter<"Comment"> | string | null
   body?: Prisma.StringFilter<"Comment"> | string
+  status?: Prisma.EnumCommentStatusFilter<"Comment"> | $Enums.CommentStatus
+  announced?: Prisma.BoolFilter<"Comment"> | boolean
+  bodyHash?: Prisma.StringNullableFilter<"Comment"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Comment"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Comment"> | Date | string
   post?: Prisma.XOR<Prisma.PostScalarRelationFilter, Prisma.PostWhereInput>
@@ -210,6 +234,9 @@ export type CommentOrderByWithRelationInput = {
   authorId?: Prisma.SortOrder
   parentId?: Prisma.SortOrderInput | Prisma.SortOrder
   body?: Prisma.SortOrder
+  status?: Prisma.SortOrder
+  announced?: Prisma.SortOrder
+  bodyHash?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   post?: Prisma.PostOrderByWithRelationInput
@@ -227,6 +254,9 @@ export type CommentWhereUniqueInput = Prisma.AtLeast<{
   authorId?: Prisma.UuidFilter<"Comment"> | string
   parentId?: Prisma.UuidNullableFilter<"Comment"> | string | null
   body?: Prisma.StringFilter<"Comment"> | string
+  status?: Prisma.EnumCommentStatusFilter<"Comment"> | $Enums.CommentStatus
+  announced?: Prisma.BoolFilter<"Comment"> | boolean
+  bodyHash?: Prisma.StringNullableFilter<"Comment"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Comment"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Comment"> | Date | string
   post?: Prisma.XOR<Prisma.PostScalarRelationFilter, Prisma.PostWhereInput>
@@ -241,6 +271,9 @@ export type CommentOrderByWithAggregationInput = {
   authorId?: Prisma.SortOrder
   parentId?: Prisma.SortOrderInput | Prisma.SortOrder
   body?: Prisma.SortOrder
+  status?: Prisma.SortOrder
+  announced?: Prisma.SortOrder
+  bodyHash?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.CommentCountOrderByAggregateInput
@@ -257,6 +290,9 @@ export type CommentScalarWhereWithAggregatesInput = {
   authorId?: Prisma.UuidWithAggregatesFilter<"Comment"> | string
   parentId?: Prisma.UuidNullableWithAggregatesFilter<"Comment"> | string | null
   body?: Prisma.StringWithAggregatesFilter<"Comment"> | string
+  status?: Prisma.EnumCommentStatusWithAggregatesFilter<"Comment"> | $Enums.CommentStatus
+  announced?: Prisma.BoolWithAggregatesFilter<"Comment"> | boolean
+  bodyHash?: Prisma.StringNullableWithAggregatesFilter<"Comment"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Comment"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Comment"> | Date | string
 }
@@ -264,6 +300,9 @@ export type CommentScalarWhereWithAggregatesInput = {
 export type CommentCreateInput = {
   id?: string
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   post: Prisma.PostCreateNestedOneWithoutCommentsInput
@@ -278,6 +317,9 @@ export type CommentUncheckedCreateInput = {
   authorId: string
   parentId?: string | null
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   replies?: Prisma.CommentUncheckedCreateNestedManyWithoutParentInput
@@ -286,6 +328,9 @@ export type CommentUncheckedCreateInput = {
 export type CommentUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   post?: Prisma.PostUpdateOneRequiredWithoutCommentsNestedInput
@@ -300,6 +345,9 @@ export type CommentUncheckedUpdateInput = {
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   replies?: Prisma.CommentUncheckedUpdateManyWithoutParentNestedInput
@@ -311,6 +359,9 @@ export type CommentCreateManyInput = {
   authorId: string
   parentId?: string | null
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -318,6 +369,9 @@ export type CommentCreateManyInput = {
 export type CommentUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -328,6 +382,9 @@ export type CommentUncheckedUpdateManyInput = {
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -353,6 +410,9 @@ export type CommentCountOrderByAggregateInput = {
   authorId?: Prisma.SortOrder
   parentId?: Prisma.SortOrder
   body?: Prisma.SortOrder
+  status?: Prisma.SortOrder
+  announced?: Prisma.SortOrder
+  bodyHash?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -363,6 +423,9 @@ export type CommentMaxOrderByAggregateInput = {
   authorId?: Prisma.SortOrder
   parentId?: Prisma.SortOrder
   body?: Prisma.SortOrder
+  status?: Prisma.SortOrder
+  announced?: Prisma.SortOrder
+  bodyHash?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -373,6 +436,9 @@ export type CommentMinOrderByAggregateInput = {
   authorId?: Prisma.SortOrder
   parentId?: Prisma.SortOrder
   body?: Prisma.SortOrder
+  status?: Prisma.SortOrder
+  announced?: Prisma.SortOrder
+  bodyHash?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -481,6 +547,10 @@ export type CommentUncheckedCreateNestedManyWithoutParentInput = {
   connect?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
 }
 
+export type EnumCommentStatusFieldUpdateOperationsInput = {
+  set?: $Enums.CommentStatus
+}
+
 export type CommentUpdateOneWithoutRepliesNestedInput = {
   create?: Prisma.XOR<Prisma.CommentCreateWithoutRepliesInput, Prisma.CommentUncheckedCreateWithoutRepliesInput>
   connectOrCreate?: Prisma.CommentCreateOrConnectWithoutRepliesInput
@@ -522,6 +592,9 @@ export type CommentUncheckedUpdateManyWithoutParentNestedInput = {
 export type CommentCreateWithoutAuthorInput = {
   id?: string
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   post: Prisma.PostCreateNestedOneWithoutCommentsInput
@@ -534,6 +607,9 @@ export type CommentUncheckedCreateWithoutAuthorInput = {
   postId: string
   parentId?: string | null
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   replies?: Prisma.CommentUncheckedCreateNestedManyWithoutParentInput
@@ -574,6 +650,9 @@ export type CommentScalarWhereInput = {
   authorId?: Prisma.UuidFilter<"Comment"> | string
   parentId?: Prisma.UuidNullableFilter<"Comment"> | string | null
   body?: Prisma.StringFilter<"Comment"> | string
+  status?: Prisma.EnumCommentStatusFilter<"Comment"> | $Enums.CommentStatus
+  announced?: Prisma.BoolFilter<"Comment"> | boolean
+  bodyHash?: Prisma.StringNullableFilter<"Comment"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Comment"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Comment"> | Date | string
 }
@@ -581,6 +660,9 @@ export type CommentScalarWhereInput = {
 export type CommentCreateWithoutPostInput = {
   id?: string
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   author: Prisma.UserCreateNestedOneWithoutCommentsInput
@@ -593,6 +675,9 @@ export type CommentUncheckedCreateWithoutPostInput = {
   authorId: string
   parentId?: string | null
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   replies?: Prisma.CommentUncheckedCreateNestedManyWithoutParentInput
@@ -627,6 +712,9 @@ export type CommentUpdateManyWithWhereWithoutPostInput = {
 export type CommentCreateWithoutRepliesInput = {
   id?: string
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   post: Prisma.PostCreateNestedOneWithoutCommentsInput
@@ -640,6 +728,9 @@ export type CommentUncheckedCreateWithoutRepliesInput = {
   authorId: string
   parentId?: string | null
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -652,6 +743,9 @@ export type CommentCreateOrConnectWithoutRepliesInput = {
 export type CommentCreateWithoutParentInput = {
   id?: string
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   post: Prisma.PostCreateNestedOneWithoutCommentsInput
@@ -664,6 +758,9 @@ export type CommentUncheckedCreateWithoutParentInput = {
   postId: string
   authorId: string
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   replies?: Prisma.CommentUncheckedCreateNestedManyWithoutParentInput
@@ -693,6 +790,9 @@ export type CommentUpdateToOneWithWhereWithoutRepliesInput = {
 export type CommentUpdateWithoutRepliesInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   post?: Prisma.PostUpdateOneRequiredWithoutCommentsNestedInput
@@ -706,6 +806,9 @@ export type CommentUncheckedUpdateWithoutRepliesInput = {
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -731,6 +834,9 @@ export type CommentCreateManyAuthorInput = {
   postId: string
   parentId?: string | null
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -738,6 +844,9 @@ export type CommentCreateManyAuthorInput = {
 export type CommentUpdateWithoutAuthorInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   post?: Prisma.PostUpdateOneRequiredWithoutCommentsNestedInput
@@ -750,6 +859,9 @@ export type CommentUncheckedUpdateWithoutAuthorInput = {
   postId?: Prisma.StringFieldUpdateOperationsInput | string
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   replies?: Prisma.CommentUncheckedUpdateManyWithoutParentNestedInput
@@ -760,6 +872,9 @@ export type CommentUncheckedUpdateManyWithoutAuthorInput = {
   postId?: Prisma.StringFieldUpdateOperationsInput | string
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -769,6 +884,9 @@ export type CommentCreateManyPostInput = {
   authorId: string
   parentId?: string | null
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -776,6 +894,9 @@ export type CommentCreateManyPostInput = {
 export type CommentUpdateWithoutPostInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   author?: Prisma.UserUpdateOneRequiredWithoutCommentsNestedInput
@@ -788,6 +909,9 @@ export type CommentUncheckedUpdateWithoutPostInput = {
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   replies?: Prisma.CommentUncheckedUpdateManyWithoutParentNestedInput
@@ -798,6 +922,9 @@ export type CommentUncheckedUpdateManyWithoutPostInput = {
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -807,6 +934,9 @@ export type CommentCreateManyParentInput = {
   postId: string
   authorId: string
   body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -814,6 +944,9 @@ export type CommentCreateManyParentInput = {
 export type CommentUpdateWithoutParentInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   post?: Prisma.PostUpdateOneRequiredWithoutCommentsNestedInput
@@ -826,6 +959,9 @@ export type CommentUncheckedUpdateWithoutParentInput = {
   postId?: Prisma.StringFieldUpdateOperationsInput | string
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   replies?: Prisma.CommentUncheckedUpdateManyWithoutParentNestedInput
@@ -836,6 +972,9 @@ export type CommentUncheckedUpdateManyWithoutParentInput = {
   postId?: Prisma.StringFieldUpdateOperationsInput | string
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -877,6 +1016,9 @@ export type CommentSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   authorId?: boolean
   parentId?: boolean
   body?: boolean
+  status?: boolean
+  announced?: boolean
+  bodyHash?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   post?: boolean | Prisma.PostDefaultArgs<ExtArgs>
@@ -892,6 +1034,9 @@ export type CommentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   authorId?: boolean
   parentId?: boolean
   body?: boolean
+  status?: boolean
+  announced?: boolean
+  bodyHash?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   post?: boolean | Prisma.PostDefaultArgs<ExtArgs>
@@ -905,6 +1050,9 @@ export type CommentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   authorId?: boolean
   parentId?: boolean
   body?: boolean
+  status?: boolean
+  announced?: boolean
+  bodyHash?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   post?: boolean | Prisma.PostDefaultArgs<ExtArgs>
@@ -918,11 +1066,14 @@ export type CommentSelectScalar = {
   authorId?: boolean
   parentId?: boolean
   body?: boolean
+  status?: boolean
+  announced?: boolean
+  bodyHash?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type CommentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "postId" | "authorId" | "parentId" | "body" | "createdAt" | "updatedAt", ExtArgs["result"]["comment"]>
+export type CommentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "postId" | "authorId" | "parentId" | "body" | "status" | "announced" | "bodyHash" | "createdAt" | "updatedAt", ExtArgs["result"]["comment"]>
 export type CommentInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   post?: boolean | Prisma.PostDefaultArgs<ExtArgs>
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -958,6 +1109,21 @@ export type $CommentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      */
     parentId: string | null
     body: string
+    /**
+     * Where it stands in moderation; only published comments are shown to others and counted.
+     */
+    status: $Enums.CommentStatus
+    /**
+     * Whether comment.created went out for it (once in its life, when it first became published).
+     * True for every comment older than moderation: those were all announced when written.
+     */
+    announced: boolean
+    /**
+     * SHA-256 (hex) of the body with white space runs collapsed and the ends trimmed: the duplicate
+     * check (DUPLICATE_COMMENT) compares it through an index instead of reading bodies. Null for
+     * comments written before the check existed.
+     */
+    bodyHash: string | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["comment"]>
@@ -1392,6 +1558,9 @@ export interface CommentFieldRefs {
   readonly authorId: Prisma.FieldRef<"Comment", 'String'>
   readonly parentId: Prisma.FieldRef<"Comment", 'String'>
   readonly body: Prisma.FieldRef<"Comment", 'String'>
+  readonly status: Prisma.FieldRef<"Comment", 'CommentStatus'>
+  readonly announced: Prisma.FieldRef<"Comment", 'Boolean'>
+  readonly bodyHash: Prisma.FieldRef<"Comment", 'String'>
   readonly createdAt: Prisma.FieldRef<"Comment", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Comment", 'DateTime'>
 }

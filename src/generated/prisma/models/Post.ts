@@ -45,6 +45,7 @@ export type PostMinAggregateOutputType = {
   publishedAt: Date | null
   publishJobId: string | null
   commentCount: number | null
+  commentsOpen: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
   slug: string | null
@@ -61,6 +62,7 @@ export type PostMaxAggregateOutputType = {
   publishedAt: Date | null
   publishJobId: string | null
   commentCount: number | null
+  commentsOpen: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
   slug: string | null
@@ -77,6 +79,7 @@ export type PostCountAggregateOutputType = {
   publishedAt: number
   publishJobId: number
   commentCount: number
+  commentsOpen: number
   createdAt: number
   updatedAt: number
   slug: number
@@ -103,6 +106,7 @@ export type PostMinAggregateInputType = {
   publishedAt?: true
   publishJobId?: true
   commentCount?: true
+  commentsOpen?: true
   createdAt?: true
   updatedAt?: true
   slug?: true
@@ -119,6 +123,7 @@ export type PostMaxAggregateInputType = {
   publishedAt?: true
   publishJobId?: true
   commentCount?: true
+  commentsOpen?: true
   createdAt?: true
   updatedAt?: true
   slug?: true
@@ -135,6 +140,7 @@ export type PostCountAggregateInputType = {
   publishedAt?: true
   publishJobId?: true
   commentCount?: true
+  commentsOpen?: true
   createdAt?: true
   updatedAt?: true
   slug?: true
@@ -238,6 +244,7 @@ export type PostGroupByOutputType = {
   publishedAt: Date | null
   publishJobId: string | null
   commentCount: number
+  commentsOpen: boolean
   createdAt: Date
   updatedAt: Date
   slug: string
@@ -277,6 +284,7 @@ export type PostWhereInput = {
   publishedAt?: Prisma.DateTimeNullableFilter<"Post"> | Date | string | null
   publishJobId?: Prisma.UuidNullableFilter<"Post"> | string | null
   commentCount?: Prisma.IntFilter<"Post"> | number
+  commentsOpen?: Prisma.BoolFilter<"Post"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Post"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Post"> | Date | string
   slug?: Prisma.StringFilter<"Post"> | string
@@ -300,6 +308,7 @@ export type PostOrderByWithRelationInput = {
   publishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   publishJobId?: Prisma.SortOrderInput | Prisma.SortOrder
   commentCount?: Prisma.SortOrder
+  commentsOpen?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   slug?: Prisma.SortOrder
@@ -326,6 +335,7 @@ export type PostWhereUniqueInput = Prisma.AtLeast<{
   publishedAt?: Prisma.DateTimeNullableFilter<"Post"> | Date | string | null
   publishJobId?: Prisma.UuidNullableFilter<"Post"> | string | null
   commentCount?: Prisma.IntFilter<"Post"> | number
+  commentsOpen?: Prisma.BoolFilter<"Post"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Post"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Post"> | Date | string
   slug?: Prisma.StringFilter<"Post"> | string
@@ -349,6 +359,7 @@ export type PostOrderByWithAggregationInput = {
   publishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   publishJobId?: Prisma.SortOrderInput | Prisma.SortOrder
   commentCount?: Prisma.SortOrder
+  commentsOpen?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   slug?: Prisma.SortOrder
@@ -373,6 +384,7 @@ export type PostScalarWhereWithAggregatesInput = {
   publishedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Post"> | Date | string | null
   publishJobId?: Prisma.UuidNullableWithAggregatesFilter<"Post"> | string | null
   commentCount?: Prisma.IntWithAggregatesFilter<"Post"> | number
+  commentsOpen?: Prisma.BoolWithAggregatesFilter<"Post"> | boolean
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Post"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Post"> | Date | string
   slug?: Prisma.StringWithAggregatesFilter<"Post"> | string
@@ -388,6 +400,7 @@ export type PostCreateInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -411,6 +424,7 @@ export type PostUncheckedCreateInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -432,6 +446,7 @@ export type PostUpdateInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -455,6 +470,7 @@ export type PostUncheckedUpdateInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -477,6 +493,7 @@ export type PostCreateManyInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -492,6 +509,7 @@ export type PostUpdateManyMutationInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -508,6 +526,7 @@ export type PostUncheckedUpdateManyInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -534,6 +553,7 @@ export type PostCountOrderByAggregateInput = {
   publishedAt?: Prisma.SortOrder
   publishJobId?: Prisma.SortOrder
   commentCount?: Prisma.SortOrder
+  commentsOpen?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   slug?: Prisma.SortOrder
@@ -554,6 +574,7 @@ export type PostMaxOrderByAggregateInput = {
   publishedAt?: Prisma.SortOrder
   publishJobId?: Prisma.SortOrder
   commentCount?: Prisma.SortOrder
+  commentsOpen?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   slug?: Prisma.SortOrder
@@ -570,6 +591,7 @@ export type PostMinOrderByAggregateInput = {
   publishedAt?: Prisma.SortOrder
   publishJobId?: Prisma.SortOrder
   commentCount?: Prisma.SortOrder
+  commentsOpen?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   slug?: Prisma.SortOrder
@@ -732,6 +754,7 @@ export type PostCreateWithoutAuthorInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -753,6 +776,7 @@ export type PostUncheckedCreateWithoutAuthorInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -804,6 +828,7 @@ export type PostScalarWhereInput = {
   publishedAt?: Prisma.DateTimeNullableFilter<"Post"> | Date | string | null
   publishJobId?: Prisma.UuidNullableFilter<"Post"> | string | null
   commentCount?: Prisma.IntFilter<"Post"> | number
+  commentsOpen?: Prisma.BoolFilter<"Post"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Post"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Post"> | Date | string
   slug?: Prisma.StringFilter<"Post"> | string
@@ -819,6 +844,7 @@ export type PostCreateWithoutHtmlPendingInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -841,6 +867,7 @@ export type PostUncheckedCreateWithoutHtmlPendingInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -877,6 +904,7 @@ export type PostUpdateWithoutHtmlPendingInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -899,6 +927,7 @@ export type PostUncheckedUpdateWithoutHtmlPendingInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -919,6 +948,7 @@ export type PostCreateWithoutCategoriesInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -941,6 +971,7 @@ export type PostUncheckedCreateWithoutCategoriesInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -977,6 +1008,7 @@ export type PostUpdateWithoutCategoriesInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -999,6 +1031,7 @@ export type PostUncheckedUpdateWithoutCategoriesInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1019,6 +1052,7 @@ export type PostCreateWithoutCommentsInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -1041,6 +1075,7 @@ export type PostUncheckedCreateWithoutCommentsInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -1077,6 +1112,7 @@ export type PostUpdateWithoutCommentsInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1099,6 +1135,7 @@ export type PostUncheckedUpdateWithoutCommentsInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1119,6 +1156,7 @@ export type PostCreateWithoutMediaInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -1141,6 +1179,7 @@ export type PostUncheckedCreateWithoutMediaInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -1177,6 +1216,7 @@ export type PostUpdateWithoutMediaInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1199,6 +1239,7 @@ export type PostUncheckedUpdateWithoutMediaInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1219,6 +1260,7 @@ export type PostCreateWithoutThumbnailInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -1241,6 +1283,7 @@ export type PostUncheckedCreateWithoutThumbnailInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -1277,6 +1320,7 @@ export type PostUpdateWithoutThumbnailInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1299,6 +1343,7 @@ export type PostUncheckedUpdateWithoutThumbnailInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1319,6 +1364,7 @@ export type PostCreateWithoutSlugsInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -1341,6 +1387,7 @@ export type PostUncheckedCreateWithoutSlugsInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -1377,6 +1424,7 @@ export type PostUpdateWithoutSlugsInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1399,6 +1447,7 @@ export type PostUncheckedUpdateWithoutSlugsInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1419,6 +1468,7 @@ export type PostCreateManyAuthorInput = {
   publishedAt?: Date | string | null
   publishJobId?: string | null
   commentCount?: number
+  commentsOpen?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   slug: string
@@ -1434,6 +1484,7 @@ export type PostUpdateWithoutAuthorInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1455,6 +1506,7 @@ export type PostUncheckedUpdateWithoutAuthorInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1476,6 +1528,7 @@ export type PostUncheckedUpdateManyWithoutAuthorInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   slug?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1559,6 +1612,7 @@ export type PostSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   publishedAt?: boolean
   publishJobId?: boolean
   commentCount?: boolean
+  commentsOpen?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   slug?: boolean
@@ -1583,6 +1637,7 @@ export type PostSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   publishedAt?: boolean
   publishJobId?: boolean
   commentCount?: boolean
+  commentsOpen?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   slug?: boolean
@@ -1600,6 +1655,7 @@ export type PostSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   publishedAt?: boolean
   publishJobId?: boolean
   commentCount?: boolean
+  commentsOpen?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   slug?: boolean
@@ -1617,12 +1673,13 @@ export type PostSelectScalar = {
   publishedAt?: boolean
   publishJobId?: boolean
   commentCount?: boolean
+  commentsOpen?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   slug?: boolean
 }
 
-export type PostOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "authorId" | "title" | "body" | "html" | "excerpt" | "status" | "publishedAt" | "publishJobId" | "commentCount" | "createdAt" | "updatedAt" | "slug", ExtArgs["result"]["post"]>
+export type PostOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "authorId" | "title" | "body" | "html" | "excerpt" | "status" | "publishedAt" | "publishJobId" | "commentCount" | "commentsOpen" | "createdAt" | "updatedAt" | "slug", ExtArgs["result"]["post"]>
 export type PostInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   slugs?: boolean | Prisma.Post$slugsArgs<ExtArgs>
@@ -1672,6 +1729,10 @@ export type $PostPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
      */
     publishJobId: string | null
     commentCount: number
+    /**
+     * False when the author or an admin closed comments: createComment answers 409 COMMENTS_CLOSED.
+     */
+    commentsOpen: boolean
     createdAt: Date
     updatedAt: Date
     /**
@@ -2119,6 +2180,7 @@ export interface PostFieldRefs {
   readonly publishedAt: Prisma.FieldRef<"Post", 'DateTime'>
   readonly publishJobId: Prisma.FieldRef<"Post", 'String'>
   readonly commentCount: Prisma.FieldRef<"Post", 'Int'>
+  readonly commentsOpen: Prisma.FieldRef<"Post", 'Boolean'>
   readonly createdAt: Prisma.FieldRef<"Post", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Post", 'DateTime'>
   readonly slug: Prisma.FieldRef<"Post", 'String'>

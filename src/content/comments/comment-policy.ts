@@ -1,0 +1,45 @@
+// The rules that decide, from a comment's text and its author, whether it waits for approval, and
+// the fingerprint the duplicate check compares. Pure: the store applies them under its locks.
+import { createHash } from 'node:crypto'
+import type { CommentStatus } from '../../generated/prisma/enums.ts'
+
+export type CommentModeration = 'off' | 'first-time' | 'all'
+
+/**
+ * A link is each `http://`, `https://` or `www.`, in any case; `https://www.` is one link, not two
+ * (the optional `www.` is consumed with its scheme). One left-to-right scan of fixed-length
+ * alternatives: linear in the text, whatever it holds.
+ */
+const LINK = /https?:\/\/(?:www\.)?|www\./gi
+
+export function countLinks(text: string): number {
+  let links = 0
+  LINK.lastIndex = 0
+  while (LINK.exec(text) !== null) links++
+  return links
+}
+
+/**
+ * The duplicate check's fingerprint: SHA-256 (hex) of the body trimmed, each run of white space
+ * made one space, so `nice post` and `nice  post\n` are the same comment. Linear in the text.
+ */
+export const bodyHash = (body: string) => createHash('sha256').update(body.trim().replace(/\s+/g, ' ')).digest('hex')
+
+export interface Author {
+  /** Admins, and a post's author on their own post: never held. */
+  trusted: boolean
+  /** Whether the author has a published comment (asked only when the policy needs it). */
+  hasPublished: () => Promise<boolean>
+}
+
+/** The status a new comment starts in. */
+export async function initialStatus(
+  moderation: CommentModeration,
+  tooManyLinks: boolean,
+  author: Author,
+): Promise<CommentStatus> {
+  if (author.trusted) return 'published'
+  if (tooManyLinks || moderation === 'all') return 'pending'
+  if (moderation === 'first-time' && !(await author.hasPublished())) return 'pending'
+  return 'published'
+}
