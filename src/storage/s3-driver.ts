@@ -29,7 +29,34 @@ export interface S3Driver extends StorageDriver {
   close(): void
 }
 
-export function makeS3Driver(settings: S3Settings, timeoutMs: number): S3Driver {
+/**
+ * What runs each call: aborted after `timeoutMs`; any failure becomes StorageUnavailableError (a
+ * missing key stays NoSuchKey); `record` hears whether the store answered.
+ */
+function boundedBy(timeoutMs: number, record?: (ok: boolean) => void) {
+  return async function bounded<T>(operation: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+    try {
+      const answer = await call(controller.signal)
+      record?.(true)
+      return answer
+    } catch (error) {
+      const answered = error instanceof NoSuchKey
+      record?.(answered)
+      if (answered) throw error
+      throw new StorageUnavailableError(operation, controller.signal.aborted ? controller.signal.reason : error)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+}
+
+/**
+ * `record` hears the outcome of every call (storage-health.ts): true when the store answered (a
+ * missing key included), false when it failed or passed `timeoutMs`.
+ */
+export function makeS3Driver(settings: S3Settings, timeoutMs: number, record?: (ok: boolean) => void): S3Driver {
   const client = new S3Client({
     region: settings.region,
     ...(settings.endpoint === null ? {} : { endpoint: settings.endpoint }),
@@ -43,19 +70,7 @@ export function makeS3Driver(settings: S3Settings, timeoutMs: number): S3Driver 
   })
   const objectKey = (key: string) => `${settings.prefix}${key}`
 
-  /** Runs one call, aborted after timeoutMs; any failure becomes StorageUnavailableError. */
-  async function bounded<T>(operation: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
-    try {
-      return await call(controller.signal)
-    } catch (error) {
-      if (error instanceof NoSuchKey) throw error
-      throw new StorageUnavailableError(operation, controller.signal.aborted ? controller.signal.reason : error)
-    } finally {
-      clearTimeout(timer)
-    }
-  }
+  const bounded = boundedBy(timeoutMs, record)
 
   async function getObject(key: string) {
     try {

@@ -11,6 +11,7 @@ import type { ImageUploads } from '../../images/image-uploads.ts'
 import type { PostChanges } from '../posts/post-changes.ts'
 import type { RequestImageSweep } from '../posts/posts.ts'
 import type { UploadRate } from '../thumbnails/upload-rate.ts'
+import type { UploadGate } from '../../storage/upload-gate.ts'
 import type { MediaRecord, MediaStore } from './media-store.ts'
 import { inUse, IN_USE_LISTED, mediaNotFound, quotaExceeded } from './media-refusals.ts'
 import { toMedia } from './media-view.ts'
@@ -22,6 +23,8 @@ export interface MediaServiceOptions {
   store: MediaStore
   /** The upload allowance thumbnails count in too. */
   uploads: UploadRate
+  /** A turn for the transaction that may wait for the object store (src/storage/upload-gate.ts). */
+  uploadGate: UploadGate
   imageUploads: ImageUploads
   config: Pick<Config, 'mediaQuotaBytes' | 'listPageMaxBytes'>
   /** What every image url starts with (imageUrlPrefix, src/storage/image-url.ts). */
@@ -33,6 +36,7 @@ export interface MediaServiceOptions {
 export function makeMediaService({
   store,
   uploads,
+  uploadGate,
   imageUploads,
   config,
   imageUrls,
@@ -67,10 +71,8 @@ export function makeMediaService({
       const renditions = await imageUploads.renditions(file, principal.userId, () => uploads.refund(principal.userId))
       const quota = quotaOf(principal)
       const needed = renditions.reduce((sum, image) => sum + image.data.length, 0)
-      const created = await store.create(
-        principal.userId,
-        renditions,
-        (used) => quota === null || used + needed <= quota,
+      const created = await uploadGate.run(() =>
+        store.create(principal.userId, renditions, (used) => quota === null || used + needed <= quota),
       )
       if ('refusedAt' in created) throw quotaExceeded(created.refusedAt, quota!, needed)
       return view(created)
