@@ -125,6 +125,7 @@ export function makeContentServices({
       config,
       imageUrls: imageUrlPrefix(config),
       changes,
+      events,
       requestImageSweep,
     }),
     postHtml: makeHtmlBackfill({ store: stores.posts, renderer, changes, log }),

@@ -9,6 +9,8 @@ import { decodeCursor, DEFAULT_PAGE_LIMIT, pageOf } from '../../cursor.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import type { ImageUploads } from '../../images/image-uploads.ts'
 import type { PostChanges } from '../posts/post-changes.ts'
+import { toPost } from '../posts/post-view.ts'
+import type { WebhookEvents } from '../../webhooks/webhook-events.ts'
 import type { RequestImageSweep } from '../posts/posts.ts'
 import type { UploadRate } from '../thumbnails/upload-rate.ts'
 import type { UploadGate } from '../../storage/upload-gate.ts'
@@ -30,6 +32,8 @@ export interface MediaServiceOptions {
   /** What every image url starts with (imageUrlPrefix, src/storage/image-url.ts). */
   imageUrls: string
   changes: PostChanges
+  /** post.updated for each post a forced delete changes, in the delete's transaction. */
+  events: WebhookEvents
   requestImageSweep: RequestImageSweep
 }
 
@@ -41,6 +45,7 @@ export function makeMediaService({
   config,
   imageUrls,
   changes,
+  events,
   requestImageSweep,
 }: MediaServiceOptions) {
   /** The caller's quota in bytes; none (null) for admins. */
@@ -105,7 +110,12 @@ export function makeMediaService({
 
     async remove(principal: Principal, id: string, force: boolean): Promise<void> {
       await changeable(principal, id)
-      const { deleted, postIds, total } = await store.remove(id, force, force ? POSTS_NAMED : IN_USE_LISTED)
+      const { deleted, postIds, total } = await store.remove(
+        id,
+        force,
+        force ? POSTS_NAMED : IN_USE_LISTED,
+        (sql, post) => events.emit(sql, 'post.updated', toPost(post, imageUrls)),
+      )
       if (!deleted && total > 0) throw inUse(postIds, total)
       if (!deleted) throw mediaNotFound()
       // The posts that showed it no longer list it (post_media went by cascade): caches drop them.
