@@ -293,7 +293,10 @@ export interface paths {
         /**
          * Download an image
          * @description Open to anyone. Serves the bytes of an image named in a post's
-         *     `thumbnail.sizes[].url`. Keys are content-addressed, so an image never
+         *     `thumbnail.sizes[].url`, a media item's `url` or `renditions[].url` (`Media`),
+         *     and so in the `img` elements of a post's `html`. The url is a capability:
+         *     whoever holds it gets the bytes, whether the post or item is readable by them
+         *     or not (keys are unguessable). Keys are content-addressed, so an image never
          *     changes: answers carry a strong `ETag` and
          *     `Cache-Control: public, max-age=31536000, immutable`, and a matching
          *     `If-None-Match` gets `304`. Its success body is not a JSON envelope (as those of
