@@ -2981,7 +2981,9 @@ export interface components {
          * @description - `PAYLOAD_TOO_LARGE`: the body is over the limit (1 MiB for JSON, 5 MiB by default for an image).
          *     - `MEDIA_QUOTA_EXCEEDED` (`uploadMedia`): the caller's media already fill their storage
          *       quota, or this image's renditions would take them past it; `details` say how many bytes
-         *       are used and allowed. Delete items (`deleteMedia`) to make room.
+         *       are used and allowed. Delete items (`deleteMedia`) to make room. When the image's
+         *       renditions alone are larger than the whole quota, the message says so and `details`
+         *       name the bytes it needs and the quota: deleting items would not help.
          */
         PayloadTooLarge: {
             headers: {
