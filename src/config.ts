@@ -161,13 +161,14 @@ export function loadConfig(env: Env = process.env): Config {
 
   const listening = listeners(env)
   const base = publicUrl(env, listening.host, listening.port)
+  const databasePoolMax = integer(env, 'DATABASE_POOL_MAX', 10, 1, 200)
   return {
     ...listening,
-    ...storageConfig(env),
+    ...storageConfig(env, databasePoolMax),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     databaseUrl,
     dataDir,
-    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 200),
+    databasePoolMax,
     databaseTimeoutMs: integer(env, 'DATABASE_TIMEOUT_MS', 5000, 100, 120_000),
     jwtSecret: jwtSecret(env, databaseUrl, dataDir),
     jwtIssuer: text(env, 'JWT_ISSUER', 'blog-api', 200)!,

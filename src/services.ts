@@ -41,6 +41,7 @@ import { notifyWith } from './db/post-invalidations.ts'
 import { enqueueImageSweep } from './jobs/sweep-images.ts'
 import type { RecipientCap } from './mail/recipient-cap.ts'
 import { makeMetrics, type Metrics } from './metrics/metrics.ts'
+import { addStorageMetrics } from './metrics/storage-metrics.ts'
 import type { Queue } from './queue/queue.ts'
 import { makeAccountServices } from './services/accounts.ts'
 import { makeCaches } from './services/caches.ts'
@@ -161,10 +162,13 @@ export function makeServices({
   const { prisma } = database
   const { boss } = queue
   const storage = makeStorage(config)
+  // /health and the uploads' fail-fast read the bucket's state this keeps current.
+  storage.watch()
   const stores = makeStores(database, config, storage)
   const webhookServices = makeWebhookServices({ config, queue, store: stores.webhooks, log, options: webhooks })
   const { events, deliveriesQueued } = webhookServices
   const metrics = makeMetrics({ database, queue })
+  addStorageMetrics(metrics, storage)
   const listGeneration = makeListGeneration(prisma)
   // On PostgreSQL every instance's caches hear of every write: NOTIFY by the writer, LISTEN by all.
   const broadcast = database.kind === 'postgres' ? notifyWith(prisma) : null
@@ -187,6 +191,7 @@ export function makeServices({
     config,
     queue,
     stores,
+    uploadGate: storage.uploads,
     caches,
     listGeneration,
     events,

@@ -354,6 +354,8 @@ t.test('media storage: the database by default; s3 needs its bucket; every refus
   t.equal(defaults.mediaStorage, 'database')
   t.equal(defaults.s3, null, 'no bucket unless S3_BUCKET is set')
   t.equal(defaults.storageTimeoutMs, 5000)
+  t.equal(defaults.storageUploadsMax, 5, 'STORAGE_UPLOADS_MAX: half of DATABASE_POOL_MAX')
+  t.equal(loadConfig({ DATA_DIR: 'memory:', DATABASE_POOL_MAX: '1' }).storageUploadsMax, 1, 'and at least 1')
   t.equal(defaults.mediaPublicBaseUrl, null)
   const s3 = loadConfig({
     DATA_DIR: 'memory:',
@@ -385,6 +387,10 @@ t.test('media storage: the database by default; s3 needs its bucket; every refus
       /^Invalid configuration: S3_PREFIX must not start with \//,
     ],
     [{ STORAGE_TIMEOUT_MS: '10' }, /^Invalid configuration: STORAGE_TIMEOUT_MS must be an integer from 100 to 120000/],
+    [
+      { STORAGE_UPLOADS_MAX: '10' },
+      /^Invalid configuration: STORAGE_UPLOADS_MAX must be below DATABASE_POOL_MAX \(10\)/,
+    ],
     [
       { MEDIA_PUBLIC_BASE_URL: 'cdn.example.com' },
       /^Invalid configuration: MEDIA_PUBLIC_BASE_URL must be an http\(s\) URL/,

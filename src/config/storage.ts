@@ -24,6 +24,13 @@ export interface StorageConfig {
   s3: S3Settings | null
   /** Every call to the object store is given up after this long (uploads then answer 503). */
   storageTimeoutMs: number
+  /**
+   * Uploads that may call the object store at once, each holding a database connection meanwhile
+   * (src/storage/upload-gate.ts); below DATABASE_POOL_MAX, so that a hanging store never takes the pool.
+   */
+  storageUploadsMax: number
+  /** How often the bucket is checked in the background (HeadBucket) for /health and the metrics; 0: never. */
+  storageCheckIntervalMs: number
   /** A CDN or public bucket serving the images: image urls are `${mediaPublicBaseUrl}/${key}`; null: getImage's path. */
   mediaPublicBaseUrl: string | null
 }
@@ -87,7 +94,20 @@ function s3Settings(env: Env, mediaStorage: MediaStorage): S3Settings | null {
   }
 }
 
-export function storageConfig(env: Env): StorageConfig {
+/** STORAGE_UPLOADS_MAX: half the pool by default (at least 1), and never all of it. */
+function storageUploadsMax(env: Env, databasePoolMax: number): number {
+  const max = integer(env, 'STORAGE_UPLOADS_MAX', Math.max(1, Math.floor(databasePoolMax / 2)), 1, 200)
+  if (databasePoolMax > 1 && max >= databasePoolMax)
+    throw new ConfigError(
+      'STORAGE_UPLOADS_MAX',
+      `must be below DATABASE_POOL_MAX (${databasePoolMax}): uploads waiting for the object store hold connections`,
+      String(max),
+    )
+  return max
+}
+
+/** `databasePoolMax`: DATABASE_POOL_MAX, which STORAGE_UPLOADS_MAX stays below. */
+export function storageConfig(env: Env, databasePoolMax: number): StorageConfig {
   const mediaStorage = oneOf<MediaStorage>(env, 'MEDIA_STORAGE', 'database', ['database', 's3'])
   const base = httpUrl(env, 'MEDIA_PUBLIC_BASE_URL')
   const baseText = base === null ? null : base.href.replace(/\/+$/, '')
@@ -111,6 +131,8 @@ export function storageConfig(env: Env): StorageConfig {
     mediaStorage,
     s3: s3Settings(env, mediaStorage),
     storageTimeoutMs: integer(env, 'STORAGE_TIMEOUT_MS', 5000, 100, 120_000),
+    storageUploadsMax: storageUploadsMax(env, databasePoolMax),
+    storageCheckIntervalMs: integer(env, 'STORAGE_CHECK_INTERVAL_MS', 5000, 0, 600_000),
     // Without its trailing slash: urls are `${base}/${key}`.
     mediaPublicBaseUrl: baseText,
   }

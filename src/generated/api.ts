@@ -291,14 +291,20 @@ export interface paths {
         /**
          * Check the service and its dependencies
          * @description The readiness probe. Checks the database (with a round trip whose latency is
-         *     reported), the job queue and, when one is configured, the object store image
-         *     bytes are kept in (`storage`). When any is down, or the instance is
+         *     reported) and the job queue. When either is down, or the instance is
          *     shutting down (from the moment it receives SIGTERM, for its drain period,
          *     while it still serves requests), the answer is `503 SERVICE_UNAVAILABLE`,
          *     whose `details` name each reason (`path: database`, `path: queue`,
-         *     `path: storage`, `path: instance`); why a dependency failed is written in the server's log,
+         *     `path: instance`); why a dependency failed is written in the server's log,
          *     not in the answer. A load balancer or Kubernetes' `readinessProbe` stops
          *     sending requests to an instance that answers 503 here.
+         *
+         *     The object store image bytes are kept in is reported (`storage`, see
+         *     `StorageHealth`) but never fails readiness: while it is down every instance
+         *     still serves posts, lists and everything else that does not need image bytes,
+         *     so taking them all out of rotation would turn a partial outage into a whole
+         *     one. Its state is answered at once from what the instance last found, not
+         *     checked per probe; alert on it from `getMetrics` (`blog_storage_up`).
          *
          *     Internal: served on the internal listener (`INTERNAL_HOST`:`INTERNAL_PORT`,
          *     loopback by default), and on the public port only where
@@ -353,7 +359,10 @@ export interface paths {
         /**
          * Download an image
          * @description Open to anyone. Serves the bytes of an image named in a post's
-         *     `thumbnail.sizes[].url`. Keys are content-addressed, so an image never
+         *     `thumbnail.sizes[].url`, a media item's `url` or `renditions[].url` (`Media`),
+         *     and so in the `img` elements of a post's `html`. The url is a capability:
+         *     whoever holds it gets the bytes, whether the post or item is readable by them
+         *     or not (keys are unguessable). Keys are content-addressed, so an image never
          *     changes: answers carry a strong `ETag` and
          *     `Cache-Control: public, max-age=31536000, immutable`, and a matching
          *     `If-None-Match` gets `304`. Its success body is not a JSON envelope (as those of
@@ -2689,21 +2698,37 @@ export interface components {
          */
         SessionUserAgent: string | null;
         /**
-         * @description Where image bytes are kept, as `getHealth` found it. `kind` is where new images go
+         * Format: date-time
+         * @description When the last call to the object store ended; null before the first (just started) or without a bucket.
+         */
+        StorageCheckedAt: string | null;
+        /**
+         * @description Where image bytes are kept, as the instance last found it. `kind` is where new images go
          *     (`MEDIA_STORAGE`): `database`, or `s3`, an S3-compatible bucket. Whenever a bucket is
          *     configured (even with `kind: database`, while images moved there are still served from it),
-         *     it must answer a `HeadBucket` within `STORAGE_TIMEOUT_MS`; otherwise `getHealth` answers
-         *     `503` with a `details` entry whose `path` is `storage`.
+         *     `status` is the outcome of the instance's last call to it: a request's (an upload's PUT, a
+         *     `getImage` read) or a `HeadBucket` the instance makes in the background every
+         *     `STORAGE_CHECK_INTERVAL_MS`, each bounded by `STORAGE_TIMEOUT_MS`. It never makes
+         *     `getHealth` answer `503`: while the store is `down`, uploads and `getImage` of its images
+         *     answer `503` (`path: storage`) and everything else is served. Without a bucket, `status` is
+         *     `up` and `checkedAt` null.
          */
         StorageHealth: {
+            checkedAt: components["schemas"]["StorageCheckedAt"];
             kind: components["schemas"]["StorageKind"];
-            status: components["schemas"]["DependencyStatus"];
+            status: components["schemas"]["StorageStatus"];
         };
         /**
          * @description Where new image bytes are stored (`MEDIA_STORAGE`).
          * @enum {string}
          */
         StorageKind: "database" | "s3";
+        /**
+         * @description `up`: the object store answered its last call; `down`: that call failed or passed
+         *     `STORAGE_TIMEOUT_MS`; `unknown`: no call has ended yet (the instance just started).
+         * @enum {string}
+         */
+        StorageStatus: "up" | "down" | "unknown";
         /** @description A post's thumbnail in several widths (WebP; 320, 640 and 1280 pixels, never upscaled). */
         Thumbnail: {
             /** @description Ordered by width, smallest first. */
@@ -3176,7 +3201,9 @@ export interface components {
          * @description - `PAYLOAD_TOO_LARGE`: the body is over the limit (1 MiB for JSON, 5 MiB by default for an image).
          *     - `MEDIA_QUOTA_EXCEEDED` (`uploadMedia`): the caller's media already fill their storage
          *       quota, or this image's renditions would take them past it; `details` say how many bytes
-         *       are used and allowed. Delete items (`deleteMedia`) to make room.
+         *       are used and allowed. Delete items (`deleteMedia`) to make room. When the image's
+         *       renditions alone are larger than the whole quota, the message says so and `details`
+         *       name the bytes it needs and the quota: deleting items would not help.
          */
         PayloadTooLarge: {
             headers: {
@@ -3234,7 +3261,8 @@ export interface components {
          * @description `SERVICE_UNAVAILABLE`: a dependency is down, or the instance is overloaded.
          *     `details` has one entry per failing component, whose `path` is the
          *     component's name (`database`, `queue`, `storage` when the object store image
-         *     bytes are kept in is down or passes `STORAGE_TIMEOUT_MS`, `server` when overloaded,
+         *     bytes are kept in is down or passes `STORAGE_TIMEOUT_MS`, or too many uploads
+         *     wait for it, `server` when overloaded,
          *     `images` when too many uploads wait to be decoded, `instance` when `getHealth`
          *     finds the instance shutting down). Retry after `Retry-After` seconds.
          */
@@ -3980,7 +4008,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The service and all its dependencies are up. */
+            /** @description The service and the dependencies it needs to take requests are up. */
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];

@@ -29,6 +29,7 @@ import type { Queue } from '../queue/queue.ts'
 import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { Caches } from './caches.ts'
 import { imageUrlPrefix, imageUrlsOf } from '../storage/image-url.ts'
+import type { UploadGate } from '../storage/upload-gate.ts'
 
 export interface ContentServicesOptions {
   config: Config
@@ -42,6 +43,8 @@ export interface ContentServicesOptions {
     media: MediaStore
     counters: RateLimitStore
   }
+  /** Bounds the uploads that wait for the object store inside a transaction (src/storage/upload-gate.ts). */
+  uploadGate: UploadGate
   caches: Caches
   listGeneration: ListGeneration
   events: WebhookEvents
@@ -54,6 +57,7 @@ export function makeContentServices({
   config,
   queue,
   stores,
+  uploadGate,
   caches,
   listGeneration,
   events,
@@ -89,6 +93,7 @@ export function makeContentServices({
     store: stores.posts,
     images: stores.images,
     uploads,
+    uploadGate,
     imageUploads,
     requestImageSweep,
     changes,
@@ -130,10 +135,12 @@ export function makeContentServices({
     media: makeMediaService({
       store: stores.media,
       uploads,
+      uploadGate,
       imageUploads,
       config,
       imageUrls: imageUrlPrefix(config),
       changes,
+      events,
       requestImageSweep,
     }),
     postHtml: makeHtmlBackfill({ store: stores.posts, renderer, changes, log }),

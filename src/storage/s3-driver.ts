@@ -68,7 +68,34 @@ function stallBounded(body: Readable, timeoutMs: number): Readable {
   return out
 }
 
-export function makeS3Driver(settings: S3Settings, timeoutMs: number): S3Driver {
+/**
+ * What runs each call: aborted after `timeoutMs`; any failure becomes StorageUnavailableError (a
+ * missing key stays NoSuchKey); `record` hears whether the store answered.
+ */
+function boundedBy(timeoutMs: number, record?: (ok: boolean) => void) {
+  return async function bounded<T>(operation: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+    try {
+      const answer = await call(controller.signal)
+      record?.(true)
+      return answer
+    } catch (error) {
+      const answered = error instanceof NoSuchKey
+      record?.(answered)
+      if (answered) throw error
+      throw new StorageUnavailableError(operation, controller.signal.aborted ? controller.signal.reason : error)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+}
+
+/**
+ * `record` hears the outcome of every call (storage-health.ts): true when the store answered (a
+ * missing key included), false when it failed or passed `timeoutMs`.
+ */
+export function makeS3Driver(settings: S3Settings, timeoutMs: number, record?: (ok: boolean) => void): S3Driver {
   const client = new S3Client({
     region: settings.region,
     ...(settings.endpoint === null ? {} : { endpoint: settings.endpoint }),
@@ -77,28 +104,16 @@ export function makeS3Driver(settings: S3Settings, timeoutMs: number): S3Driver 
     // aws-chunked encoding, which several S3-compatible stores keep as the object's bytes (TRAPS.md).
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    // A socket idle this long is given up, which also bounds a body that stops arriving mid-read.
+    // A socket idle this long is given up.
     requestHandler: { connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
   })
   const objectKey = (key: string) => `${settings.prefix}${key}`
 
-  /** Runs one call, aborted after timeoutMs; any failure becomes StorageUnavailableError. */
-  async function bounded<T>(operation: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
-    try {
-      return await call(controller.signal)
-    } catch (error) {
-      if (error instanceof NoSuchKey) throw error
-      throw new StorageUnavailableError(operation, controller.signal.aborted ? controller.signal.reason : error)
-    } finally {
-      clearTimeout(timer)
-    }
-  }
+  const bounded = boundedBy(timeoutMs, record)
 
   async function getObject(key: string) {
     try {
-      // The timer stops once the answer's head has arrived; the body is bounded by the socket's idle timeout.
+      // The timer stops once the answer's head has arrived; read() bounds the body's stalls (stallBounded).
       return await bounded('GetObject', (abortSignal) =>
         client.send(new GetObjectCommand({ Bucket: settings.bucket, Key: objectKey(key) }), { abortSignal }),
       )

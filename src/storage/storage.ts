@@ -5,6 +5,8 @@ import type { StorageConfig } from '../config/storage.ts'
 import { databaseDriver } from './database-driver.ts'
 import { StorageUnavailableError, type ImageLocation, type StorageDriver } from './driver.ts'
 import { makeS3Driver, type S3Driver } from './s3-driver.ts'
+import { makeStorageHealth, type StorageHealth } from './storage-health.ts'
+import { makeUploadGate, openGate, type UploadGate } from './upload-gate.ts'
 
 export interface Storage {
   /** Where new bytes go. */
@@ -13,6 +15,12 @@ export interface Storage {
   at(location: ImageLocation): StorageDriver
   /** The bucket's driver, when S3_BUCKET is set. */
   s3: S3Driver | null
+  /** What is known of the bucket, from its calls and the background check; null without a bucket. */
+  health: StorageHealth | null
+  /** Bounds the uploads that hold a database connection while they call the store (upload-gate.ts). */
+  uploads: UploadGate
+  /** Starts the background check of the bucket (the service does; scripts do not); close stops it. */
+  watch(): void
   close(): void
 }
 
@@ -24,12 +32,30 @@ export interface Storage {
 export const transactionTimeout = (storage: Pick<Storage, 's3'>) => 10_000 + 2 * (storage.s3?.timeoutMs ?? 0)
 
 export function makeStorage(config: StorageConfig): Storage {
-  const s3 = config.s3 === null ? null : makeS3Driver(config.s3, config.storageTimeoutMs)
+  const health = config.s3 === null ? null : makeStorageHealth(config.storageCheckIntervalMs, config.storageTimeoutMs)
+  const s3 = config.s3 === null ? null : makeS3Driver(config.s3, config.storageTimeoutMs, health!.record)
+  // Every upload with a bucket configured may PUT (a row already in the bucket is PUT again even
+  // while MEDIA_STORAGE=database), so every such upload takes a turn.
+  const uploads = health === null ? openGate : makeUploadGate(config.storageUploadsMax, config.storageTimeoutMs, health)
+  let unwatch = () => {}
   const at = (location: ImageLocation): StorageDriver => {
     if (location === 'database') return databaseDriver
     if (s3 === null)
       throw new StorageUnavailableError('read', new Error('an image is in object storage but S3_BUCKET is not set'))
     return s3
   }
-  return { current: at(config.mediaStorage), at, s3, close: () => s3?.close() }
+  return {
+    current: at(config.mediaStorage),
+    at,
+    s3,
+    health,
+    uploads,
+    watch() {
+      if (s3 !== null && health !== null) unwatch = health.watch(() => s3.ping())
+    },
+    close() {
+      unwatch()
+      s3?.close()
+    },
+  }
 }

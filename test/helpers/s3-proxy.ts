@@ -8,8 +8,10 @@ export type ProxyMode = 'pass' | 'blackhole' | 'refuse'
 
 export async function startS3Proxy(targetPort: number) {
   let mode: ProxyMode = 'pass'
+  let connections = 0
   const sockets = new Set<Socket>()
   const server: Server = createServer((client) => {
+    connections++
     if (mode === 'refuse') return client.destroy()
     const upstream = connect(targetPort, '127.0.0.1')
     for (const socket of [client, upstream]) {
@@ -27,6 +29,8 @@ export async function startS3Proxy(targetPort: number) {
   server.unref()
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Connections clients opened to the store so far, whatever the mode. */
+    connections: () => connections,
     /** Changes how new connections are treated; connections already open are dropped. */
     set(next: ProxyMode) {
       mode = next

@@ -12,6 +12,7 @@ import { createScratchDatabase } from '../helpers/postgres.ts'
 import { createPost, makeDue } from '../helpers/posts.ts'
 import { startReceiver, type Received } from '../helpers/webhook-receiver.ts'
 import { createWebhook, deliveriesOf } from '../helpers/webhooks.ts'
+import { createMedia, showInPost } from '../helpers/media.ts'
 
 const ALL = ['post.published', 'post.updated', 'post.deleted', 'comment.created', 'user.registered']
 // Retries at once (backoff from 0 s), jobs polled every half second.
@@ -165,4 +166,40 @@ t.test('a thumbnail uploaded or removed sends post.updated with the post as read
   const read = (await server.inject({ method: 'GET', url: `/posts/${post.id}` })).json().data
   t.equal(read.thumbnail, null)
   t.same(receiver.events()[1]!.data, read, 'without it')
+})
+
+t.test('a media item force-deleted sends post.updated for each post that showed it, updatedAt moved on', async (t) => {
+  const server = await app(t, 'webhook_media_delete')
+  const receiver = await startReceiver(t)
+  const admin = await registerAdmin(server)
+  await createWebhook(server, admin, { url: receiver.url, events: ['post.updated'] })
+  const author = await registerUser(server)
+  const item = await createMedia(server, author.auth)
+  const posts = [
+    await createPost(server, author, { status: 'published' }),
+    await createPost(server, author, { status: 'draft' }),
+  ]
+  const other = await createPost(server, author, { status: 'published' })
+  for (const post of posts) await showInPost(server, post.id, item.id)
+  const read = async (id: string) =>
+    (await server.inject({ method: 'GET', url: `/posts/${id}`, headers: author.auth })).json().data
+  const before = await Promise.all(posts.map((post) => read(post.id)))
+  const otherBefore = await read(other.id)
+  for (const post of before) t.same(post.mediaIds, [item.id], 'each post shows the item')
+
+  const deleted = await server.inject({ method: 'DELETE', url: `/media/${item.id}?force=true`, headers: author.auth })
+  t.equal(deleted.statusCode, 204)
+  const after = await Promise.all(posts.map((post) => read(post.id)))
+  after.forEach((post, index) => {
+    t.same(post.mediaIds, [], 'the post no longer shows it')
+    t.ok(Date.parse(post.updatedAt) > Date.parse(before[index]!.updatedAt), 'and its updatedAt moved on')
+  })
+  t.ok(await eventually(async () => receiver.received.length >= 2), 'post.updated for each post')
+  const byPost = new Map(receiver.events().map((event) => [event.data.id, event]))
+  posts.forEach((post, index) => {
+    t.equal(byPost.get(post.id)?.type, 'post.updated')
+    t.same(byPost.get(post.id)?.data, after[index], 'with the post as read after the delete')
+  })
+  t.same((await read(other.id)).updatedAt, otherBefore.updatedAt, 'a post that did not show it is untouched')
+  t.equal(receiver.received.length, 2, 'and nothing for it')
 })

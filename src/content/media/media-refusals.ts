@@ -3,8 +3,18 @@ import { ApiError, notFound, type ErrorDetail } from '../../errors/api-error.ts'
 
 export const mediaNotFound = () => notFound('MEDIA_NOT_FOUND', 'Media item')
 
-/** 413: the owner's items use `used` of `quota` bytes, and `needed` more (0: checked before the body was read) do not fit. */
+/**
+ * 413: the owner's items use `used` of `quota` bytes, and `needed` more (0: checked before the body
+ * was read) do not fit. An image larger than the whole quota is told so: deleting items would not help.
+ */
 export function quotaExceeded(used: number, quota: number, needed: number) {
+  if (needed > quota)
+    return new ApiError(
+      413,
+      'MEDIA_QUOTA_EXCEEDED',
+      'This image is larger than your whole media quota; upload a smaller one.',
+      [{ path: '/body/file', message: `This image needs ${needed} bytes; the quota is ${quota} bytes.` }],
+    )
   const message = `${used} of ${quota} bytes used${needed > 0 ? `; this image needs ${needed}` : ''}.`
   return new ApiError(413, 'MEDIA_QUOTA_EXCEEDED', 'Your media library is full; delete items to make room.', [
     { path: '/body/file', message },

@@ -2,7 +2,8 @@
 // tie them to their images and to the posts that show them.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts'
 import { afterPosition, type Position } from '../../cursor.ts'
-import type { Tx } from '../../db/transaction.ts'
+import { sqlIn, type TransactionSql, type Tx } from '../../db/transaction.ts'
+import { loadPost, type PostRecord } from '../posts/post-store.ts'
 import type { Rendition } from '../../images/renditions.ts'
 import type { StoreImages } from '../thumbnails/image-store.ts'
 
@@ -95,18 +96,38 @@ export function makeMediaStore(prisma: PrismaClient, { storeImages, transactionT
     /**
      * Deletes the item unless posts show it and `force` is false. Its row is locked first, so a post
      * write adding it (which takes a key-share lock on it) waits, and the posts counted are all there are.
+     * Forced, every post that showed it is changed in the same transaction: its updatedAt moves on,
+     * and `updated` hears each as read after the delete (post.updated), a page of posts at a time.
      * Returns the posts that show it (at most `take`, and the total), and whether it was deleted.
      */
-    remove: (id: string, force: boolean, take: number) =>
-      prisma.$transaction(async (tx) => {
-        const locked = await tx.$queryRaw<unknown[]>`select 1 from media where id = ${id}::uuid for update`
-        if (locked.length === 0) return { deleted: false, postIds: [], total: 0 }
-        const showing = await postsShowing(tx, id, take)
-        if (showing.total > 0 && !force) return { deleted: false, ...showing }
-        // post_media and media_renditions rows go by cascade; the images stay for the sweep.
-        await tx.media.delete({ where: { id } })
-        return { deleted: true, ...showing }
-      }),
+    remove: (
+      id: string,
+      force: boolean,
+      take: number,
+      updated: (sql: TransactionSql, post: PostRecord) => Promise<void>,
+    ) =>
+      prisma.$transaction(
+        async (tx) => {
+          const locked = await tx.$queryRaw<unknown[]>`select 1 from media where id = ${id}::uuid for update`
+          if (locked.length === 0) return { deleted: false, postIds: [], total: 0 }
+          const showing = await postsShowing(tx, id, take)
+          if (showing.total > 0 && !force) return { deleted: false, ...showing }
+          // Every post that shows it, changed with it: one statement, whatever their number.
+          const changed = await tx.$queryRaw<{ id: string }[]>`
+            update posts set updated_at = clock_timestamp()::timestamptz(3)
+            where id in (select post_id from post_media where media_id = ${id}::uuid)
+            returning id::text as id`
+          // post_media and media_renditions rows go by cascade; the images stay for the sweep.
+          await tx.media.delete({ where: { id } })
+          const sql = sqlIn(tx)
+          for (const { id: postId } of changed) {
+            const post = await loadPost(tx, postId)
+            if (post !== null) await updated(sql, post)
+          }
+          return { deleted: true, ...showing }
+        },
+        { timeout: transactionTimeoutMs },
+      ),
   }
 }
 

@@ -9,8 +9,11 @@ import { decodeCursor, DEFAULT_PAGE_LIMIT, pageOf } from '../../cursor.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import type { ImageUploads } from '../../images/image-uploads.ts'
 import type { PostChanges } from '../posts/post-changes.ts'
+import { toPost } from '../posts/post-view.ts'
+import type { WebhookEvents } from '../../webhooks/webhook-events.ts'
 import type { RequestImageSweep } from '../posts/posts.ts'
 import type { UploadRate } from '../thumbnails/upload-rate.ts'
+import type { UploadGate } from '../../storage/upload-gate.ts'
 import type { MediaRecord, MediaStore } from './media-store.ts'
 import { inUse, IN_USE_LISTED, mediaNotFound, quotaExceeded } from './media-refusals.ts'
 import { toMedia } from './media-view.ts'
@@ -22,21 +25,27 @@ export interface MediaServiceOptions {
   store: MediaStore
   /** The upload allowance thumbnails count in too. */
   uploads: UploadRate
+  /** A turn for the transaction that may wait for the object store (src/storage/upload-gate.ts). */
+  uploadGate: UploadGate
   imageUploads: ImageUploads
   config: Pick<Config, 'mediaQuotaBytes' | 'listPageMaxBytes'>
   /** What every image url starts with (imageUrlPrefix, src/storage/image-url.ts). */
   imageUrls: string
   changes: PostChanges
+  /** post.updated for each post a forced delete changes, in the delete's transaction. */
+  events: WebhookEvents
   requestImageSweep: RequestImageSweep
 }
 
 export function makeMediaService({
   store,
   uploads,
+  uploadGate,
   imageUploads,
   config,
   imageUrls,
   changes,
+  events,
   requestImageSweep,
 }: MediaServiceOptions) {
   /** The caller's quota in bytes; none (null) for admins. */
@@ -67,10 +76,8 @@ export function makeMediaService({
       const renditions = await imageUploads.renditions(file, principal.userId, () => uploads.refund(principal.userId))
       const quota = quotaOf(principal)
       const needed = renditions.reduce((sum, image) => sum + image.data.length, 0)
-      const created = await store.create(
-        principal.userId,
-        renditions,
-        (used) => quota === null || used + needed <= quota,
+      const created = await uploadGate.run(() =>
+        store.create(principal.userId, renditions, (used) => quota === null || used + needed <= quota),
       )
       if ('refusedAt' in created) throw quotaExceeded(created.refusedAt, quota!, needed)
       return view(created)
@@ -103,7 +110,12 @@ export function makeMediaService({
 
     async remove(principal: Principal, id: string, force: boolean): Promise<void> {
       await changeable(principal, id)
-      const { deleted, postIds, total } = await store.remove(id, force, force ? POSTS_NAMED : IN_USE_LISTED)
+      const { deleted, postIds, total } = await store.remove(
+        id,
+        force,
+        force ? POSTS_NAMED : IN_USE_LISTED,
+        (sql, post) => events.emit(sql, 'post.updated', toPost(post, imageUrls)),
+      )
       if (!deleted && total > 0) throw inUse(postIds, total)
       if (!deleted) throw mediaNotFound()
       // The posts that showed it no longer list it (post_media went by cascade): caches drop them.

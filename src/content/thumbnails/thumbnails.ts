@@ -6,6 +6,7 @@ import type { ImageUploads } from '../../images/image-uploads.ts'
 import type { ImageStore } from './image-store.ts'
 import type { PostStore } from '../posts/post-store.ts'
 import type { UploadRate } from './upload-rate.ts'
+import type { UploadGate } from '../../storage/upload-gate.ts'
 import { toPost, type Post } from '../posts/post-view.ts'
 import type { WebhookEvents } from '../../webhooks/webhook-events.ts'
 import type { PostChanges } from '../posts/post-changes.ts'
@@ -21,6 +22,8 @@ export interface ThumbnailServiceOptions {
   images: ImageStore
   /** Each user's allowance of uploads. */
   uploads: UploadRate
+  /** A turn for the transaction that may wait for the object store (src/storage/upload-gate.ts). */
+  uploadGate: UploadGate
   /** The image pipeline (limits, work pool) thumbnails share with media items. */
   imageUploads: ImageUploads
   /** What every image url starts with (imageUrlPrefix, src/storage/image-url.ts). */
@@ -34,6 +37,7 @@ export function makeThumbnailService({
   store,
   images,
   uploads,
+  uploadGate,
   imageUploads,
   requestImageSweep,
   changes,
@@ -50,13 +54,16 @@ export function makeThumbnailService({
     async set(principal: Principal, postId: string, file: Buffer): Promise<Post> {
       // Decoding and encoding happen before the transaction: no row lock is held for that long.
       const renditions = await imageUploads.renditions(file, principal.userId, () => uploads.refund(principal.userId))
-      const replaced = await store.transaction(async (write) => {
-        await lockForEdit(write, principal, postId)
-        const previous = await write.replaceThumbnail(postId, renditions)
-        await write.touch(postId)
-        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, imageUrls))
-        return previous
-      })
+      // The transaction PUTs the images while it holds a connection: it waits for a turn first.
+      const replaced = await uploadGate.run(() =>
+        store.transaction(async (write) => {
+          await lockForEdit(write, principal, postId)
+          const previous = await write.replaceThumbnail(postId, renditions)
+          await write.touch(postId)
+          await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, imageUrls))
+          return previous
+        }),
+      )
       await changes.changed({ postId })
       if (replaced > 0) await requestImageSweep()
       return posts.get(principal, postId)

@@ -8,22 +8,25 @@ import { countImages, createMedia, uploadMedia } from '../../helpers/media.ts'
 import { pngOfSize, solidImage } from '../../helpers/images.ts'
 
 t.test('an upload that would pass the quota is 413 MEDIA_QUOTA_EXCEEDED and stores no image', async (t) => {
-  // Room for one small item, not for a large one.
-  const app = await build(t, { MEDIA_QUOTA_BYTES: '4000' })
+  // Random pixels: its renditions take tens of kilobytes, measured as an admin's (no quota).
+  const noisy = await pngOfSize(300_000)
+  const measuring = await build(t)
+  const needed = (await uploadMedia(measuring, (await registerAdmin(measuring)).auth, noisy)).json().data.byteSize
+  // Room for the large item alone, or for a small one beside a little of it, not for both.
+  const quota = needed + 50
+  const app = await build(t, { MEDIA_QUOTA_BYTES: String(quota) })
   const owner = await registerUser(app)
   const small = await createMedia(app, owner.auth, { width: 100 })
-  t.ok(small.byteSize < 4000, `a small item fits (${small.byteSize} bytes)`)
+  t.ok(small.byteSize > 50 && small.byteSize < quota, `a small item fits (${small.byteSize} bytes)`)
 
   const before = await countImages(app)
-  // Random pixels: its renditions take tens of kilobytes.
-  const noisy = await pngOfSize(300_000)
   const refused = await uploadMedia(app, owner.auth, noisy)
   t.equal(refused.statusCode, 413, refused.body)
   const error = refused.json().error
   t.equal(error.code, 'MEDIA_QUOTA_EXCEEDED')
   t.match(error.details[0], {
     path: '/body/file',
-    message: new RegExp(`^${small.byteSize} of 4000 bytes used; this image needs \\d+\\.$`),
+    message: `${small.byteSize} of ${quota} bytes used; this image needs ${needed}.`,
   })
   t.equal(await countImages(app), before, 'no images row was written')
   const listed = await app.inject({ method: 'GET', url: '/media', headers: owner.auth })
@@ -40,6 +43,12 @@ t.test('a library already full is refused before the body is read', async (t) =>
   // The quota is 1 byte: the first upload is admitted (0 used) but its renditions do not fit.
   const first = await uploadMedia(app, owner.auth, await solidImage(50, 50, 'png'))
   t.same([first.statusCode, first.json().error.code], [413, 'MEDIA_QUOTA_EXCEEDED'])
+  // Not "full; delete items": the image alone is larger than the whole quota.
+  t.equal(first.json().error.message, 'This image is larger than your whole media quota; upload a smaller one.')
+  t.match(first.json().error.details[0], {
+    path: '/body/file',
+    message: /^This image needs \d+ bytes; the quota is 1 bytes\.$/,
+  })
 
   const zero = await build(t, { MEDIA_QUOTA_BYTES: '0' })
   const user = await registerUser(zero)

@@ -16,7 +16,7 @@ const busyHealth: OperationHandler<'getHealth'> = async (request) => {
   return success(request, {
     status: 'ok' as const,
     database: { status: 'up' as const, latencyMs: 0 },
-    storage: { kind: 'database' as const, status: 'up' as const },
+    storage: { kind: 'database' as const, status: 'up' as const, checkedAt: null },
     queue: { status: 'up' as const },
   })
 }
