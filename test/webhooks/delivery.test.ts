@@ -12,7 +12,7 @@ import { createScratchDatabase } from '../helpers/postgres.ts'
 import { createPost, makeDue } from '../helpers/posts.ts'
 import { startReceiver, type Received } from '../helpers/webhook-receiver.ts'
 import { createWebhook, deliveriesOf } from '../helpers/webhooks.ts'
-import { createMedia, showInPost } from '../helpers/media.ts'
+import { createMedia } from '../helpers/media.ts'
 
 const ALL = ['post.published', 'post.updated', 'post.deleted', 'comment.created', 'user.registered']
 // Retries at once (backoff from 0 s), jobs polled every half second.
@@ -175,12 +175,13 @@ t.test('a media item force-deleted sends post.updated for each post that showed 
   await createWebhook(server, admin, { url: receiver.url, events: ['post.updated'] })
   const author = await registerUser(server)
   const item = await createMedia(server, author.auth)
+  // The posts show the item as readers' posts do: its url in their bodies.
+  const body = `A photo: ![A photo](${item.url})`
   const posts = [
-    await createPost(server, author, { status: 'published' }),
-    await createPost(server, author, { status: 'draft' }),
+    await createPost(server, author, { status: 'published', body }),
+    await createPost(server, author, { status: 'draft', body }),
   ]
   const other = await createPost(server, author, { status: 'published' })
-  for (const post of posts) await showInPost(server, post.id, item.id)
   const read = async (id: string) =>
     (await server.inject({ method: 'GET', url: `/posts/${id}`, headers: author.auth })).json().data
   const before = await Promise.all(posts.map((post) => read(post.id)))
