@@ -32,6 +32,8 @@ import { imageUrlPrefix } from './storage/image-url.ts'
 import { makeStorage, transactionTimeout, type Storage } from './storage/storage.ts'
 import { makeImageStore } from './content/thumbnails/image-store.ts'
 import { makeMediaStore } from './content/media/media-store.ts'
+import { makeRevisionStore } from './content/revisions/revision-store.ts'
+import type { RevisionService } from './content/revisions/revisions.ts'
 import type { MediaService } from './content/media/media.ts'
 import type { Database } from './db/database.ts'
 import { makeListGeneration } from './db/list-generation.ts'
@@ -79,6 +81,8 @@ export interface Services {
   categories: CategoryService
   comments: CommentService
   thumbnails: ThumbnailService
+  /** Post revisions: listPostRevisions, getPostRevision, restorePostRevision. */
+  revisions: RevisionService
   /** Each user's media library (uploadMedia and the rest of the `media` tag). */
   media: MediaService
   /** Where image bytes are kept (src/storage/): getImage's reads, /health's check. */
@@ -141,6 +145,7 @@ function makeStores({ prisma }: Database, config: Config, storage: Storage) {
       transactionTimeoutMs: transactionTimeout(storage),
     }),
     webhooks: makeWebhookStore(prisma),
+    revisions: makeRevisionStore(prisma),
   }
 }
 
@@ -210,6 +215,7 @@ export function makeServices({
     categories: content.categories,
     comments: content.comments,
     thumbnails: content.thumbnails,
+    revisions: content.revisions,
     media: content.media,
     postHtml: content.postHtml,
     accountCleanup: accounts.accountCleanup,

@@ -19,6 +19,9 @@ import { makeImageUploads } from '../images/image-uploads.ts'
 import { makeThumbnailService } from '../content/thumbnails/thumbnails.ts'
 import { makeUploadRate } from '../content/thumbnails/upload-rate.ts'
 import type { ListGeneration } from '../db/list-generation.ts'
+import { makeRevisionRecorder } from '../content/revisions/record-revision.ts'
+import type { RevisionStore } from '../content/revisions/revision-store.ts'
+import { makeRevisionService } from '../content/revisions/revisions.ts'
 import { cancelPublication, enqueuePublication } from '../jobs/publish-post.ts'
 import type { Logger } from '../log.ts'
 import { addImageWorkMetrics } from '../metrics/image-work-metrics.ts'
@@ -38,6 +41,7 @@ export interface ContentServicesOptions {
     images: ImageStore
     media: MediaStore
     counters: RateLimitStore
+    revisions: RevisionStore
   }
   caches: Caches
   listGeneration: ListGeneration
@@ -61,6 +65,8 @@ export function makeContentServices({
   const { boss } = queue
   const { changes } = caches
   const renderer = makeHtmlRenderer()
+  const revisionLimits = { max: config.postRevisionsMax, maxBytes: config.postRevisionsMaxBytes }
+  const recordRevision = makeRevisionRecorder(revisionLimits)
   const posts = makePostService({
     store: stores.posts,
     publications: {
@@ -78,6 +84,7 @@ export function makeContentServices({
     pageMaxBytes: config.listPageMaxBytes,
     imageUrls: imageUrlPrefix(config),
     mediaUrls: imageUrlsOf(config),
+    recordRevision,
   })
   const uploads = makeUploadRate(stores.counters, config)
   const imageUploads = makeImageUploads(config)
@@ -91,6 +98,7 @@ export function makeContentServices({
     changes,
     events,
     imageUrls: imageUrlPrefix(config),
+    recordRevision,
   })
   addImageWorkMetrics(metrics, imageUploads.pool.stats)
   return {
@@ -112,6 +120,14 @@ export function makeContentServices({
       pageMaxBytes: config.listPageMaxBytes,
     }),
     thumbnails,
+    revisions: makeRevisionService({
+      store: stores.revisions,
+      posts: stores.posts,
+      postService: posts,
+      limits: revisionLimits,
+      pageMaxBytes: config.listPageMaxBytes,
+      imageUrls: imageUrlPrefix(config),
+    }),
     media: makeMediaService({
       store: stores.media,
       uploads,
