@@ -12,14 +12,16 @@ type ImageType = components['schemas']['ThumbnailSize']['contentType']
 /** Only the spec's fields, in its order: a row written by a later release never breaks the contract. */
 const changedOf = (changed: string[]): RevisionField[] => REVISION_FIELDS.filter((field) => changed.includes(field))
 
-export const toRevisionSummary = (row: RevisionListed): Wire<PostRevisionSummary> => ({
-  id: row.id,
-  number: row.number,
-  createdAt: row.createdAt.toISOString(),
-  editor: row.editor,
-  changed: changedOf(row.changed),
-  title: row.title,
-})
+export function toRevisionSummary(row: RevisionListed): Wire<PostRevisionSummary> {
+  return {
+    id: row.id,
+    number: row.number,
+    createdAt: row.createdAt.toISOString(),
+    editor: row.editor,
+    changed: changedOf(row.changed),
+    title: row.title,
+  }
+}
 
 /** The revision whole; its thumbnail sizes as a post's are (by width, urls from `imageUrls`). */
 export function toRevision(row: RevisionRecord, imageUrls: string): Wire<PostRevision> {
