@@ -16,7 +16,15 @@ export interface RevisionsResult {
   /** on.p50Ms / off.p50Ms: the target is at most 1.3. */
   ratio: number
   /** Bytes of post_revisions and post_revision_images (with their TOAST and indexes) after the big edits. */
-  bigPost: { edits: number; bodyChars: number; revisionBytes: number; rows: number; seconds: number }
+  bigPost: {
+    edits: number
+    bodyChars: number
+    revisionBytes: number
+    /** The rows' own bytes (pg_column_size): what is kept, without the space deleted rows left for reuse. */
+    liveBytes: number
+    rows: number
+    seconds: number
+  }
   failures: number
 }
 
@@ -87,14 +95,15 @@ async function side(database: ScratchDatabase, revisionsMax: string) {
 /** The revision tables' bytes on the database the server used (PostgreSQL, or the embedded one's folder once it stopped). */
 async function revisionBytes(database: ScratchDatabase, server: RunningServer) {
   const sql = `select coalesce(pg_total_relation_size('post_revisions'), 0) + coalesce(pg_total_relation_size('post_revision_images'), 0) as bytes,
-    (select count(*) from post_revisions)::int as rows`
+    (select count(*) from post_revisions)::int as rows,
+    (select coalesce(sum(pg_column_size(r.*)), 0) from post_revisions r)::bigint as live`
   if (database.kind === 'postgres') {
     const client = new pg.Client({ connectionString: database.env.DATABASE_URL })
     await client.connect()
     try {
       await client.query('vacuum post_revisions')
-      const { rows } = await client.query<{ bytes: string; rows: number }>(sql)
-      return { bytes: Number(rows[0]!.bytes), rows: rows[0]!.rows }
+      const { rows } = await client.query<{ bytes: string; rows: number; live: string }>(sql)
+      return { bytes: Number(rows[0]!.bytes), rows: rows[0]!.rows, live: Number(rows[0]!.live) }
     } finally {
       await client.end()
     }
@@ -104,8 +113,8 @@ async function revisionBytes(database: ScratchDatabase, server: RunningServer) {
   const db = new PGlite(database.env.DATA_DIR)
   try {
     await db.exec('vacuum post_revisions')
-    const { rows } = await db.query<{ bytes: string; rows: number }>(sql)
-    return { bytes: Number(rows[0]!.bytes), rows: rows[0]!.rows }
+    const { rows } = await db.query<{ bytes: string; rows: number; live: string }>(sql)
+    return { bytes: Number(rows[0]!.bytes), rows: rows[0]!.rows, live: Number(rows[0]!.live) }
   } finally {
     await db.close()
   }
@@ -152,7 +161,14 @@ export async function measureRevisions(
       on: onFigure,
       off: offFigure,
       ratio: onFigure.p50Ms / offFigure.p50Ms,
-      bigPost: { edits: bigEdits, bodyChars, revisionBytes: bytes.bytes, rows: bytes.rows, seconds },
+      bigPost: {
+        edits: bigEdits,
+        bodyChars,
+        revisionBytes: bytes.bytes,
+        liveBytes: bytes.live,
+        rows: bytes.rows,
+        seconds,
+      },
       failures,
     }
   } finally {
@@ -168,7 +184,7 @@ export const formatRevisions = (result: RevisionsResult) =>
     `  updatePost, revisions on:  p50 ${result.on.p50Ms.toFixed(1)} ms, p99 ${result.on.p99Ms.toFixed(1)} ms`,
     `  updatePost, revisions off: p50 ${result.off.p50Ms.toFixed(1)} ms, p99 ${result.off.p99Ms.toFixed(1)} ms`,
     `  ratio (p50): ${result.ratio.toFixed(2)}x  (target <= 1.3)`,
-    `  after ${result.bigPost.edits} edits of a ${result.bigPost.bodyChars}-character post: revision tables ${(result.bigPost.revisionBytes / 1024 / 1024).toFixed(1)} MiB, ${result.bigPost.rows} rows (all posts), ${result.bigPost.seconds.toFixed(0)} s`,
+    `  after ${result.bigPost.edits} edits of a ${result.bigPost.bodyChars}-character post: revision tables ${(result.bigPost.revisionBytes / 1024 / 1024).toFixed(1)} MiB on disk, ${(result.bigPost.liveBytes / 1024 / 1024).toFixed(1)} MiB in live rows, ${result.bigPost.rows} rows (all posts), ${result.bigPost.seconds.toFixed(0)} s`,
     `  failed requests: ${result.failures}`,
   ].join('\n')
 
