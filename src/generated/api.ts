@@ -2607,7 +2607,7 @@ export interface components {
         };
         /** @description The ids of the post's categories then, sorted; some may name categories deleted since. */
         RevisionCategoryIds: string[];
-        /** @description Who made the revision; `null` for the service itself (a scheduled publication) or a deleted account. */
+        /** @description Who made the revision; `null` for the service itself (a scheduled publication, or the content a post had before its first recorded edit) or a deleted account. */
         RevisionEditor: components["schemas"]["AuthorSummary"] | null;
         /**
          * @description A content field of a post that a revision records.
