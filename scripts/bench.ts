@@ -31,7 +31,10 @@
 // - on each storage driver (the database, then an S3-compatible store in a process of its own):
 //   uploadMedia's latency and the server's RSS while 12 uploads run at once, and getImage's
 //   throughput against a bare node:http server sending the same bytes (scripts/bench/media.ts;
-//   alone: `npx tsx scripts/bench-media.ts`).
+//   alone: `npx tsx scripts/bench-media.ts`);
+// - updatePost latency with post revisions on against off (POST_REVISIONS_MAX=0), and the revision
+//   tables' bytes after 1 000 edits of a 100 000-character post (scripts/bench/revisions.ts; alone:
+//   `npx tsx scripts/bench-revisions.ts`).
 // The server runs with each account's write budget lifted (BENCH_WRITE_BUDGET, scripts/bench/seed.ts):
 // the seed, the webhook bursts, the render flood, the list abuse and the abusers write far more
 // than 120 a minute from one account. Still counted: every write pays the budget's one upsert.
@@ -67,6 +70,7 @@ import {
   tokenReadsMet,
 } from './bench/token-reads.ts'
 import { measureWebhooks } from './bench/webhooks.ts'
+import { formatRevisions, measureRevisions, revisionsMet, REVISIONS_TARGET } from './bench/revisions.ts'
 import { describeMedia, MEDIA_BENCH_ENV, measureMedia, startS3Process, type MediaFigures } from './bench/media.ts'
 
 const DURATION = Number(process.env.BENCH_DURATION_SECONDS ?? 10)
@@ -350,6 +354,10 @@ ${describeMedia(media.at(-1)!)}`)
     await s3.stop()
   }
 
+  // Post revisions: two servers of their own (on, off), each on a scratch database of its own.
+  const revisions = await measureRevisions(process.env.DATABASE_URL)
+  console.log(`\nrevisions (${kind}):\n${formatRevisions(revisions)}`)
+
   // A target is met only by runs in which every request got a 2xx: fast 4xx/5xx or dropped
   // connections would flatter the figure. A ratio also counts its peer's run. A compared figure
   // meets its target only if it did the same work as what it is compared with (equal-work.ts).
@@ -441,6 +449,7 @@ ${describeMedia(media.at(-1)!)}`)
       ]),
     ),
     [LIST_ABUSE_TARGET]: { runs: [], met: listAbuseMet(listAbuse) },
+    [REVISIONS_TARGET]: { runs: [], met: revisionsMet(revisions) },
   }
   console.log('\ntargets:')
   for (const [target, verdict] of Object.entries(verdicts)) {
@@ -474,6 +483,7 @@ ${describeMedia(media.at(-1)!)}`)
         listAbuse,
         webhooks,
         media,
+        revisions,
         tokenReads,
         fairness,
         targets,

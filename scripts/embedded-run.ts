@@ -87,6 +87,11 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
     'test/content/media/render-edit.test.ts',
     // listMedia's keyset pages, on created_at taken with clock_timestamp() under the owner's lock.
     'test/content/media/listing.test.ts',
+    // Post revisions: the body's sha256 taken by the database, the prune's window functions over
+    // a bigint sum, text[] and uuid[] columns through the adapter, and the sweep's NOT EXISTS.
+    'test/content/revisions/revisions.test.ts',
+    'test/content/revisions/retention.test.ts',
+    'test/content/revisions/images.test.ts',
   ],
   'every operation': [
     'test/client/comments-categories.test.ts',

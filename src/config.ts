@@ -125,6 +125,10 @@ export interface Config extends ListenerConfig, StorageConfig {
    * holds fewer items than `limit` when they are large, never fewer than one.
    */
   listPageMaxBytes: number
+  /** Revisions kept per post (0: revisions off); the newest and the last published one are always kept. */
+  postRevisionsMax: number
+  /** The bytes of titles, bodies and excerpts one post's revisions keep, counted from the newest. */
+  postRevisionsMaxBytes: number
   /** Event-loop lag (ms) past which new requests get 503 at once; 0 turns the check off. */
   eventLoopMaxDelayMs: number
   /** Origins whose pages may call the API (CORS); empty: none, ['*']: any. */
@@ -227,6 +231,9 @@ export function loadConfig(env: Env = process.env): Config {
     postCacheMaxBytes: integer(env, 'POST_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 4 * 1024 * 1024 * 1024),
     postCacheTtlSeconds: integer(env, 'POST_CACHE_TTL_SECONDS', 300, 1, 86_400),
     listPageMaxBytes: integer(env, 'LIST_PAGE_MAX_BYTES', 1024 * 1024, 16 * 1024, 16 * 1024 * 1024),
+    postRevisionsMax: integer(env, 'POST_REVISIONS_MAX', 50, 0, 1000),
+    // At least one whole revision of the largest post (100 000 characters, up to 4 bytes each).
+    postRevisionsMaxBytes: integer(env, 'POST_REVISIONS_MAX_BYTES', 16 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
     eventLoopMaxDelayMs: integer(env, 'EVENT_LOOP_MAX_DELAY_MS', 1000, 0, 60_000),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     trustProxy: trustProxy(env),

@@ -34,6 +34,8 @@ import { imageUrlPrefix } from './storage/image-url.ts'
 import { makeStorage, transactionTimeout, type Storage } from './storage/storage.ts'
 import { makeImageStore } from './content/thumbnails/image-store.ts'
 import { makeMediaStore } from './content/media/media-store.ts'
+import { makeRevisionStore } from './content/revisions/revision-store.ts'
+import type { RevisionService } from './content/revisions/revisions.ts'
 import type { MediaService } from './content/media/media.ts'
 import type { Database } from './db/database.ts'
 import { makeListGeneration } from './db/list-generation.ts'
@@ -83,6 +85,8 @@ export interface Services {
   comments: CommentService
   commentModeration: CommentModeration
   thumbnails: ThumbnailService
+  /** Post revisions: listPostRevisions, getPostRevision, restorePostRevision. */
+  revisions: RevisionService
   /** Each user's media library (uploadMedia and the rest of the `media` tag). */
   media: MediaService
   /** Where image bytes are kept (src/storage/): getImage's reads, /health's check. */
@@ -146,6 +150,7 @@ function makeStores({ prisma }: Database, config: Config, storage: Storage) {
       transactionTimeoutMs: transactionTimeout(storage),
     }),
     webhooks: makeWebhookStore(prisma),
+    revisions: makeRevisionStore(prisma),
   }
 }
 
@@ -220,6 +225,7 @@ export function makeServices({
     comments: content.comments,
     commentModeration: content.commentModeration,
     thumbnails: content.thumbnails,
+    revisions: content.revisions,
     media: content.media,
     postHtml: content.postHtml,
     accountCleanup: accounts.accountCleanup,

@@ -57,6 +57,13 @@ t.test('each bad value names its variable', async (t) => {
     [{ POST_CACHE_MAX_ENTRIES: '-1' }, /POST_CACHE_MAX_ENTRIES must be an integer from 0 to 1000000/],
     [{ POST_CACHE_TTL_SECONDS: '0' }, /POST_CACHE_TTL_SECONDS must be an integer from 1/],
     [{ LIST_PAGE_MAX_BYTES: '16383' }, /LIST_PAGE_MAX_BYTES must be an integer from 16384 to 16777216/],
+    [{ POST_REVISIONS_MAX: '-1' }, /POST_REVISIONS_MAX must be an integer from 0 to 1000/],
+    [{ POST_REVISIONS_MAX: '1001' }, /POST_REVISIONS_MAX must be an integer from 0 to 1000/],
+    [{ POST_REVISIONS_MAX_BYTES: '1048575' }, /POST_REVISIONS_MAX_BYTES must be an integer from 1048576 to 1073741824/],
+    [
+      { POST_REVISIONS_MAX_BYTES: '1073741825' },
+      /POST_REVISIONS_MAX_BYTES must be an integer from 1048576 to 1073741824/,
+    ],
     [{ EVENT_LOOP_MAX_DELAY_MS: '-1' }, /EVENT_LOOP_MAX_DELAY_MS must be an integer from 0 to 60000/],
     [{ CORS_ORIGINS: 'https://blog.example.com/' }, /CORS_ORIGINS must be a comma-separated list of origins/],
     [
@@ -170,6 +177,12 @@ t.test('image work bounds and the upload allowance', async (t) => {
     uploadRateWindowSeconds: 3600,
     mediaQuotaBytes: 100 * 1024 * 1024,
   })
+  t.match(
+    loadConfig({ DATA_DIR: 'memory:' }),
+    { postRevisionsMax: 50, postRevisionsMaxBytes: 16 * 1024 * 1024 },
+    'revisions: 50 per post, 16 MiB',
+  )
+  t.equal(loadConfig({ DATA_DIR: 'memory:', POST_REVISIONS_MAX: '0' }).postRevisionsMax, 0, 'revisions off')
   t.equal(
     loadConfig({ DATA_DIR: 'memory:', MEDIA_QUOTA_BYTES: '0' }).mediaQuotaBytes,
     0,

@@ -1045,6 +1045,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/posts/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a post's revisions
+         * @description The post's author and admins. Every create and every update that changes the post's
+         *     content (title, body, excerpt, slug, categories, status, publication time, thumbnail)
+         *     is kept as a revision, newest first, paged by cursor: its number (1, 2, … per post),
+         *     when and by whom it was made, which fields it changed against the revision before it
+         *     (all of them for the first), and its title. An update that changes nothing makes none.
+         *
+         *     Anyone else (another user, an API token of another user, an anonymous caller) gets
+         *     `404 POST_NOT_FOUND`, even for a published post: revisions are never public.
+         *
+         *     At most `POST_REVISIONS_MAX` (50 by default) revisions are kept per post, and at most
+         *     `POST_REVISIONS_MAX_BYTES` (16 MiB by default) of titles, bodies and excerpts; the
+         *     oldest go first, except the newest and the last whose status was `published`, which
+         *     are always kept (so a post has at most that many plus one). Where the operator turned
+         *     revisions off (`POST_REVISIONS_MAX=0`) the list is empty. `editor` is `null` for a
+         *     revision made by the service itself (a scheduled post published at its time), or
+         *     whose editor's account was deleted since.
+         */
+        get: operations["listPostRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{id}/revisions/{revisionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one revision of a post
+         * @description The post's author and admins: the post's content as that revision left it (title,
+         *     body, excerpt, slug, status, publication time, category ids and thumbnail). Anyone
+         *     else gets `404 POST_NOT_FOUND`, as for `listPostRevisions`; a revision id that is not
+         *     one of this post's (another post's, or one pruned) is `404 REVISION_NOT_FOUND`.
+         *     `categoryIds` are the ids as they were: a category deleted since is still named here
+         *     and left out on restore.
+         */
+        get: operations["getPostRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{id}/revisions/{revisionId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a revision the post's content again
+         * @description The post's author and admins; anyone else who is signed in gets `404 POST_NOT_FOUND`
+         *     (even on a published post: revisions are never shown to them), and a revision id
+         *     that is not one of this post's is `404 REVISION_NOT_FOUND`. No body.
+         *
+         *     Sets the post's title, body, excerpt, slug, categories and thumbnail to the
+         *     revision's, through exactly what `updatePost` does: the same rights, slug rules (a
+         *     slug another post took meanwhile is `409 POST_SLUG_TAKEN` and nothing changes), body
+         *     rendering and its refusals, caches, and a `post.updated` webhook event. The post's
+         *     **status and publication time are kept as they are now**: restoring never publishes,
+         *     unpublishes or reschedules a post (use `updatePost` for that). Categories deleted
+         *     since the revision are left out (none left: the default category); a thumbnail is
+         *     restored as it was (a revision keeps its images).
+         *
+         *     The restore is itself a new revision when it changes anything. Send the post's `ETag`
+         *     as `If-Match` to make sure nobody changed it meanwhile (`412 PRECONDITION_FAILED`
+         *     otherwise), as for `updatePost`. The answer is the post, with its new `ETag`.
+         */
+        post: operations["restorePostRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/posts/{id}/thumbnail": {
         parameters: {
             query?: never;
@@ -2166,6 +2261,7 @@ export interface components {
          *     - `IMAGE_BAD_DIMENSIONS` (422): the uploaded image is too elongated (its aspect ratio is past the limit).
          *     - `IMAGE_METADATA_TOO_LARGE` (422): the uploaded image carries more metadata (text, EXIF, XMP, ICC profiles, comments) than allowed.
          *     - `THUMBNAIL_NOT_FOUND` (404): the post has no thumbnail.
+         *     - `REVISION_NOT_FOUND` (404): the post has no revision with this id (another post's, or one pruned).
          *     - `MEDIA_NOT_FOUND` (404): no media item has this id, or the caller may not see it.
          *     - `MEDIA_IN_USE` (409): posts show the media item (`details` name them); delete it with `force=true` anyway.
          *     - `MEDIA_QUOTA_EXCEEDED` (413): the upload would take the user's media past their storage quota.
@@ -2182,7 +2278,7 @@ export interface components {
          *     - `INTERNAL_ERROR` (500): an unexpected failure; no details are disclosed.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "API_TOKEN_INVALID" | "API_TOKEN_EXPIRED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "API_TOKEN_NOT_ALLOWED" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "EMAIL_ALREADY_VERIFIED" | "EMAIL_NOT_VERIFIED" | "VERIFICATION_TOKEN_INVALID" | "PASSWORD_RESET_TOKEN_INVALID" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "POST_SLUG_TAKEN" | "COMMENTS_CLOSED" | "DUPLICATE_COMMENT" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MEDIA_IN_USE" | "MEDIA_QUOTA_EXCEEDED" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_LIMIT_REACHED" | "SESSION_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_LIMIT_REACHED" | "LAST_ADMIN" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "TOKEN_INVALID" | "SESSION_REVOKED" | "API_TOKEN_INVALID" | "API_TOKEN_EXPIRED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "API_TOKEN_NOT_ALLOWED" | "INVALID_CREDENTIALS" | "CURRENT_PASSWORD_INCORRECT" | "EMAIL_TAKEN" | "EMAIL_ALREADY_VERIFIED" | "EMAIL_NOT_VERIFIED" | "VERIFICATION_TOKEN_INVALID" | "PASSWORD_RESET_TOKEN_INVALID" | "REFRESH_TOKEN_INVALID" | "RATE_LIMITED" | "USER_NOT_FOUND" | "POST_NOT_FOUND" | "POST_NOT_PUBLISHED" | "POST_SLUG_TAKEN" | "COMMENTS_CLOSED" | "DUPLICATE_COMMENT" | "CATEGORY_NOT_FOUND" | "CATEGORY_SLUG_TAKEN" | "CATEGORY_IS_DEFAULT" | "COMMENT_NOT_FOUND" | "PARENT_COMMENT_INVALID" | "IMAGE_NOT_FOUND" | "IMAGE_UNSUPPORTED_TYPE" | "IMAGE_TOO_MANY_PIXELS" | "IMAGE_INVALID" | "IMAGE_BAD_DIMENSIONS" | "IMAGE_METADATA_TOO_LARGE" | "THUMBNAIL_NOT_FOUND" | "REVISION_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MEDIA_IN_USE" | "MEDIA_QUOTA_EXCEEDED" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_LIMIT_REACHED" | "SESSION_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_LIMIT_REACHED" | "LAST_ADMIN" | "PRECONDITION_FAILED" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** @description One problem with the request. */
         ErrorDetail: {
             /**
@@ -2589,6 +2685,51 @@ export interface components {
             /** @constant */
             type: "post.published";
         };
+        /** @description A post's content as one revision left it. */
+        PostRevision: {
+            /** @description Markdown, as written then. */
+            body: string;
+            categoryIds: components["schemas"]["RevisionCategoryIds"];
+            changed: components["schemas"]["RevisionFields"];
+            /** Format: date-time */
+            createdAt: string;
+            editor: components["schemas"]["RevisionEditor"];
+            excerpt: string;
+            /** Format: uuid */
+            id: string;
+            /** Format: int32 */
+            number: number;
+            publishedAt: components["schemas"]["PublicationTime"];
+            slug: components["schemas"]["PostSlug"];
+            status: components["schemas"]["PostStatus"];
+            thumbnail: components["schemas"]["PostThumbnail"];
+            title: string;
+        };
+        PostRevisionEnvelope: {
+            data: components["schemas"]["PostRevision"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+        };
+        PostRevisionListEnvelope: {
+            data: components["schemas"]["PostRevisionSummary"][];
+            error: null;
+            meta: components["schemas"]["PagedMeta"];
+        };
+        /** @description One revision of a post, as listed. */
+        PostRevisionSummary: {
+            changed: components["schemas"]["RevisionFields"];
+            /** Format: date-time */
+            createdAt: string;
+            editor: components["schemas"]["RevisionEditor"];
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: int32
+             * @description 1 for the post's first revision, one more for each after it (pruned ones leave gaps).
+             */
+            number: number;
+            title: string;
+        };
         /**
          * @description A post's name in its address: lower-case ASCII letters and digits, in words
          *     joined by single hyphens, at most 80 characters.
@@ -2682,6 +2823,20 @@ export interface components {
             password: string;
             token: components["schemas"]["AccountToken"];
         };
+        /** @description The ids of the post's categories then, sorted; some may name categories deleted since. */
+        RevisionCategoryIds: string[];
+        /** @description Who made the revision; `null` for the service itself (a scheduled publication, or the content a post had before its first recorded edit) or a deleted account. */
+        RevisionEditor: components["schemas"]["AuthorSummary"] | null;
+        /**
+         * @description A content field of a post that a revision records.
+         * @enum {string}
+         */
+        RevisionField: "title" | "body" | "excerpt" | "slug" | "categories" | "status" | "publishedAt" | "thumbnail";
+        /**
+         * @description The fields this revision changed against the one before it, in the order of
+         *     `RevisionField`; every field for a post's first revision.
+         */
+        RevisionFields: components["schemas"]["RevisionField"][];
         /**
          * @description `user` writes their own posts and comments; `admin` may do everything.
          * @enum {string}
@@ -3175,7 +3330,7 @@ export interface components {
         /**
          * @description The resource does not exist, or the caller may not know it exists.
          *     `POST_NOT_FOUND`, `COMMENT_NOT_FOUND`, `CATEGORY_NOT_FOUND`,
-         *     `USER_NOT_FOUND`, `IMAGE_NOT_FOUND`, `THUMBNAIL_NOT_FOUND`, `MEDIA_NOT_FOUND`,
+         *     `USER_NOT_FOUND`, `IMAGE_NOT_FOUND`, `THUMBNAIL_NOT_FOUND`, `REVISION_NOT_FOUND`, `MEDIA_NOT_FOUND`,
          *     `SESSION_NOT_FOUND`, `WEBHOOK_NOT_FOUND` or `API_TOKEN_NOT_FOUND`, as the operation says;
          *     `ROUTE_NOT_FOUND` for an internal operation asked on the public port.
          */
@@ -3460,6 +3615,8 @@ export interface components {
         MediaId: string;
         /** @description The post's id. */
         PostId: string;
+        /** @description The revision's id (from `listPostRevisions`). */
+        RevisionId: string;
         /** @description The session's id, as `listSessions` gives it. */
         SessionId: string;
         /** @description The user's id. */
@@ -5077,6 +5234,133 @@ export interface operations {
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listPostRevisions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: `meta.page.nextCursor` of the previous page, sent
+                 *     back unchanged with the same filters. Opaque (base64url); a cursor that is
+                 *     not one this API issued, character for character (one that does not decode,
+                 *     or that decodes to a position but is spelled otherwise), is `400` on
+                 *     `/query/cursor`. Absent: the first page.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description At most this many items on the page. A page holds fewer when its items are
+                 *     large: it stops at the list page byte budget (1 MiB of JSON by default; see
+                 *     "Paging"), and `meta.page.nextCursor` continues where it stopped.
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the post's revisions, newest first. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostRevisionListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getPostRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostId"];
+                /** @description The revision's id (from `listPostRevisions`). */
+                revisionId: components["parameters"]["RevisionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revision. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostRevisionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    restorePostRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of the post as last read. When the post has changed since, the
+                 *     request is refused with `412 PRECONDITION_FAILED` and nothing changes.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostId"];
+                /** @description The revision's id (from `listPostRevisions`). */
+                revisionId: components["parameters"]["RevisionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post as restored, with its new `ETag`. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
     };

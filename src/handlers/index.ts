@@ -8,6 +8,7 @@ import * as feeds from './feeds.ts'
 import * as images from './images.ts'
 import * as media from './media.ts'
 import * as posts from './posts.ts'
+import * as revisions from './revisions.ts'
 import * as system from './system.ts'
 import * as tokens from './tokens.ts'
 import * as users from './users.ts'
@@ -19,6 +20,7 @@ export const handlers = {
   ...users,
   ...tokens,
   ...posts,
+  ...revisions,
   ...images,
   ...media,
   ...comments,

@@ -21,6 +21,9 @@ import { makeImageUploads } from '../images/image-uploads.ts'
 import { makeThumbnailService } from '../content/thumbnails/thumbnails.ts'
 import { makeUploadRate } from '../content/thumbnails/upload-rate.ts'
 import type { ListGeneration } from '../db/list-generation.ts'
+import { makeRevisionRecorder } from '../content/revisions/record-revision.ts'
+import type { RevisionStore } from '../content/revisions/revision-store.ts'
+import { makeRevisionService } from '../content/revisions/revisions.ts'
 import { cancelPublication, enqueuePublication } from '../jobs/publish-post.ts'
 import type { Logger } from '../log.ts'
 import { addImageWorkMetrics } from '../metrics/image-work-metrics.ts'
@@ -42,6 +45,7 @@ export interface ContentServicesOptions {
     images: ImageStore
     media: MediaStore
     counters: RateLimitStore
+    revisions: RevisionStore
   }
   /** Bounds the uploads that wait for the object store inside a transaction (src/storage/upload-gate.ts). */
   uploadGate: UploadGate
@@ -68,6 +72,8 @@ export function makeContentServices({
   const { boss } = queue
   const { changes } = caches
   const renderer = makeHtmlRenderer()
+  const revisionLimits = { max: config.postRevisionsMax, maxBytes: config.postRevisionsMaxBytes }
+  const recordRevision = makeRevisionRecorder(revisionLimits)
   const posts = makePostService({
     store: stores.posts,
     publications: {
@@ -85,6 +91,7 @@ export function makeContentServices({
     pageMaxBytes: config.listPageMaxBytes,
     imageUrls: imageUrlPrefix(config),
     mediaUrls: imageUrlsOf(config),
+    recordRevision,
   })
   const uploads = makeUploadRate(stores.counters, config)
   const imageUploads = makeImageUploads(config)
@@ -99,6 +106,7 @@ export function makeContentServices({
     changes,
     events,
     imageUrls: imageUrlPrefix(config),
+    recordRevision,
   })
   addImageWorkMetrics(metrics, imageUploads.pool.stats)
   return {
@@ -132,6 +140,14 @@ export function makeContentServices({
       pageMaxBytes: config.listPageMaxBytes,
     }),
     thumbnails,
+    revisions: makeRevisionService({
+      store: stores.revisions,
+      posts: stores.posts,
+      postService: posts,
+      limits: revisionLimits,
+      pageMaxBytes: config.listPageMaxBytes,
+      imageUrls: imageUrlPrefix(config),
+    }),
     media: makeMediaService({
       store: stores.media,
       uploads,

@@ -57,7 +57,15 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
     nextCursor(app, '/users?limit=1', admin.auth),
     nextCursor(app, `/posts/${published.id}/comments?limit=1`),
     nextCursor(app, '/media?limit=1', admin.auth),
+    nextCursor(app, `/posts/${published.id}/revisions?limit=1`, admin.auth),
   ])
+  // Revisions of the author's posts and of another's: the fuzzer restores and reads them.
+  const revisionIds = await Promise.all(
+    [published, draft, othersPost].map(async (post) => {
+      const listed = await app.inject({ method: 'GET', url: `/posts/${post.id}/revisions`, headers: admin.auth })
+      return (listed.json().data as { id: string }[]).map((revision) => revision.id)
+    }),
+  )
   const imageKeys = (withThumbnail.json().data.thumbnail?.sizes ?? []).map((size: { url: string }) =>
     size.url.slice('/images/'.length),
   )
@@ -79,6 +87,7 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
       UserId: accounts.map((account) => account.id),
       ImageKey: [...imageKeys, ...media.map((item) => item.url.slice('/images/'.length))],
       MediaId: media.map((item) => item.id),
+      RevisionId: revisionIds.flat(),
       owner: accounts.map((account) => account.id),
       slug: [published, draft, scheduled, othersPost].map((post) => post.slug as string),
       categoryIds,

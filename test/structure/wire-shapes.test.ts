@@ -81,6 +81,8 @@ const VIEWS: { file: string; view: string; leaveOut: string[] }[] = [
   { file: 'src/auth/sessions/session-tokens.ts', view: 'pair', leaveOut: ['expiresIn'] },
   { file: 'src/auth/api-tokens/api-tokens.ts', view: 'toApiToken', leaveOut: ['lastUsedAt', 'expiresAt'] },
   { file: 'src/content/media/media-view.ts', view: 'toMedia', leaveOut: ['alt', 'ownerId'] },
+  { file: 'src/content/revisions/revision-view.ts', view: 'toRevisionSummary', leaveOut: ['editor', 'changed'] },
+  { file: 'src/content/revisions/revision-view.ts', view: 'toRevision', leaveOut: ['thumbnail', 'categoryIds'] },
 ]
 
 t.test('the views type-check as they are', async (t) => {

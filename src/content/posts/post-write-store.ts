@@ -7,6 +7,7 @@ import { postMediaWrites } from '../html/body-media-store.ts'
 import { slugWrites } from '../slugs/post-slug-store.ts'
 import { searchText } from '../search/search-text.ts'
 import { loadPost } from './post-store.ts'
+import { revisionWrites } from '../revisions/revision-store.ts'
 
 /** The fields a write sets; those left undefined keep their value. */
 export interface PostFields {
@@ -109,6 +110,9 @@ export function writesIn(tx: Tx, storeImages: StoreImages) {
     /** Removes the post's thumbnail rows; how many there were. Their images go with the next sweep. */
     removeThumbnail: (postId: string) => thumbnail.remove(postId),
 
+    /** Makes the post's thumbnail the images a revision kept (they exist: it holds them); how many rows it had before. */
+    restoreThumbnail: (postId: string, images: { key: string; width: number }[]) => thumbnail.restore(postId, images),
+
     /** Publishes a scheduled post whose time has come; false when it was rescheduled, unscheduled or deleted. */
     async publishIfDue(id: string): Promise<boolean> {
       const count = await tx.$executeRaw`
@@ -122,6 +126,9 @@ export function writesIn(tx: Tx, storeImages: StoreImages) {
 
     /** The post's slugs (post-slugs.ts has the rules). */
     slugs: slugWrites(tx),
+
+    /** The post's revisions (src/content/revisions). */
+    revisions: revisionWrites(tx),
   }
 }
 

@@ -29,8 +29,21 @@ type UpdatePost = components['schemas']['UpdatePostRequest']
 
 type Writes = Pick<
   PostServiceOptions,
-  'store' | 'publications' | 'requestImageSweep' | 'changes' | 'html' | 'events' | 'imageUrls' | 'mediaUrls'
+  | 'store'
+  | 'publications'
+  | 'requestImageSweep'
+  | 'changes'
+  | 'html'
+  | 'events'
+  | 'imageUrls'
+  | 'mediaUrls'
+  | 'recordRevision'
 >
+
+/** What restorePostRevision adds to an update's input: the revision's thumbnail (src/content/revisions). */
+export interface Restoring {
+  thumbnail: { key: string; width: number }[]
+}
 
 async function createPost(writes: Writes, principal: Principal, input: CreatePost): Promise<Post> {
   const { store, publications, changes, events } = writes
@@ -76,6 +89,7 @@ async function createPost(writes: Writes, principal: Principal, input: CreatePos
     // Read while the categories are still locked: a category deleted right after the commit
     // would otherwise be read as a filing without its category.
     const post = (await write.find(id))!
+    await writes.recordRevision(write, post, principal.userId)
     if (status === 'published') await events.emit(write.sql, 'post.published', toPost(post, writes.imageUrls))
     return post
   })
@@ -90,6 +104,7 @@ async function updatePost(
   id: string,
   input: UpdatePost,
   ifMatch: string | undefined,
+  restoring?: Restoring,
 ): Promise<Post> {
   const { store, publications, changes, events } = writes
   refuseBlank(input.title, '/body/title')
@@ -129,16 +144,19 @@ async function updatePost(
     // The media shown change with the body only (a post's author never changes).
     if (rendered !== undefined) await write.showMedia(id, current.authorId, rendered.mediaIds)
     if (categories !== undefined) await write.fileUnder(id, known(categories))
+    const released = restoring === undefined ? 0 : await write.restoreThumbnail(id, restoring.thumbnail)
     await moveSlugs(write, current, status, input.slug)
     if (input.title !== undefined || input.body !== undefined)
       await write.reindex(id, input.title ?? current.title, body)
     const post = (await write.find(id))!
+    await writes.recordRevision(write, post, principal.userId, current)
     const published = current.status !== 'published' && status === 'published'
     await events.emit(write.sql, published ? 'post.published' : 'post.updated', toPost(post, writes.imageUrls))
     // Public lists hold published posts only: a post that is not and was not published is in none.
-    return { post, listed: current.status === 'published' || status === 'published' }
+    return { post, listed: current.status === 'published' || status === 'published', released }
   })
   await changes.changed({ postId: id, listsChanged: updated.listed })
+  if (updated.released > 0) await writes.requestImageSweep()
   return toPost(updated.post, writes.imageUrls)
 }
 
@@ -157,13 +175,20 @@ async function removePost(writes: Writes, principal: Principal, id: string, ifMa
 }
 
 /** The publish-post job: publishes a scheduled post whose time has come, and says so to webhooks in its transaction. */
-async function publishIfDue({ store, changes, events, imageUrls }: Writes, id: string): Promise<boolean> {
+async function publishIfDue(
+  { store, changes, events, imageUrls, recordRevision }: Writes,
+  id: string,
+): Promise<boolean> {
   const published = await store.transaction(async (write) => {
     if (!(await write.publishIfDue(id))) return false
     // Its slug is claimed now; a published post that took it meanwhile leaves it the next number.
     const due = (await write.find(id))!
     await settleSlug(write.slugs, { id, authorId: due.authorId, slug: due.slug }, due.slug, false, true)
-    await events.emit(write.sql, 'post.published', toPost((await write.find(id))!, imageUrls))
+    const post = (await write.find(id))!
+    // A revision by no one (the service): its status changed, and it is the one retention keeps
+    // as the last published, so the text readers saw is always restorable.
+    await recordRevision(write, post, null)
+    await events.emit(write.sql, 'post.published', toPost(post, imageUrls))
     return true
   })
   if (published) await changes.changed({ postId: id, listsChanged: true })
@@ -173,8 +198,8 @@ async function publishIfDue({ store, changes, events, imageUrls }: Writes, id: s
 export function makePostWrites(writes: Writes) {
   return {
     create: (principal: Principal, input: CreatePost) => createPost(writes, principal, input),
-    update: (principal: Principal, id: string, input: UpdatePost, ifMatch: string | undefined) =>
-      updatePost(writes, principal, id, input, ifMatch),
+    update: (principal: Principal, id: string, input: UpdatePost, ifMatch: string | undefined, restoring?: Restoring) =>
+      updatePost(writes, principal, id, input, ifMatch, restoring),
     remove: (principal: Principal, id: string, ifMatch: string | undefined) =>
       removePost(writes, principal, id, ifMatch),
     publishIfDue: (id: string) => publishIfDue(writes, id),

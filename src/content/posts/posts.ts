@@ -13,6 +13,7 @@ import { makePostReads } from './post-reads.ts'
 import { makePostWrites } from './post-writes.ts'
 import type { Publications } from './post-write-rules.ts'
 import type { ImageUrls } from '../../images/image-urls.ts'
+import type { RecordRevision } from '../revisions/record-revision.ts'
 
 export { loadPost } from './post-reads.ts'
 export type { Publications } from './post-write-rules.ts'
@@ -43,6 +44,8 @@ export interface PostServiceOptions {
   mediaUrls: ImageUrls
   /** What every image url starts with (imageUrlPrefix, src/storage/image-url.ts). */
   imageUrls: string
+  /** Writes a revision in each write's transaction (src/content/revisions/record-revision.ts). */
+  recordRevision: RecordRevision
 }
 
 export function makePostService(options: PostServiceOptions) {

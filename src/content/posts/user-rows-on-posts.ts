@@ -41,4 +41,8 @@ export const USER_ROWS_ON_POSTS: readonly UserRowsOnPosts[] = [
 ]
 
 /** Tables that refer to users and to posts whose rows no post shows, each with why. */
-export const NOT_SHOWN_ON_POSTS: Record<string, string> = {}
+export const NOT_SHOWN_ON_POSTS: Record<string, string> = {
+  // editor_id is set null when the editor's account goes: the revision stays (an admin's edit of
+  // someone's post), nothing a post shows counts it, and a post's own revisions go with the post.
+  post_revisions: 'revisions are shown to the post author and admins only, never on the post; editor_id is set null',
+}

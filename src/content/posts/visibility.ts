@@ -18,6 +18,13 @@ export const canEdit = (principal: Principal, post: Pick<Owned, 'authorId'>) =>
   principal.role === 'admin' || principal.userId === post.authorId
 
 /**
+ * A post's revisions are its author's and admins' only, whatever its status: they hold what was
+ * overwritten (a defaced post's text, an author's earlier draft), which nobody else ever saw.
+ */
+export const canSeeRevisions = (principal: Principal | null, post: Pick<Owned, 'authorId'>) =>
+  principal !== null && canEdit(principal, post)
+
+/**
  * The post `principal` is about to change, or the refusal the spec gives, in its order: 404 when
  * it does not exist for them, then 403 when they may see it but not change it.
  */

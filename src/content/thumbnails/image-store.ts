@@ -65,6 +65,16 @@ export function thumbnailWrites(tx: Tx, storeImages: StoreImages) {
       return count
     },
 
+    /**
+     * Makes `postId`'s thumbnail exactly `images`, rows of images that exist (a revision's, which
+     * its post_revision_images rows keep from the sweep); returns how many rows it had before.
+     */
+    async restore(postId: string, images: { key: string; width: number }[]): Promise<number> {
+      const { count } = await tx.postThumbnail.deleteMany({ where: { postId } })
+      await tx.postThumbnail.createMany({ data: images.map(({ key, width }) => ({ postId, imageKey: key, width })) })
+      return count
+    },
+
     /** Removes the post's thumbnail rows; their images go with the next sweep. Returns how many there were. */
     remove: async (postId: string) => (await tx.postThumbnail.deleteMany({ where: { postId } })).count,
   }
@@ -87,7 +97,7 @@ export function makeImageStore(prisma: PrismaClient, storage: Storage) {
     exists: async (key: string) => (await prisma.image.findUnique({ where: { key }, select: { key: true } })) !== null,
 
     /**
-     * Deletes every image no thumbnail and no media item uses, rows and bytes; returns how many.
+     * Deletes every image no thumbnail, no media item and no post revision uses, rows and bytes; returns how many.
      * Each batch is one transaction: the orphans are locked (`for update skip locked`: rows an
      * upload holds are left for a later sweep), their objects deleted while the rows are locked,
      * then the rows. An upload of the same bytes waits for that commit, then inserts and PUTs
@@ -102,6 +112,7 @@ export function makeImageStore(prisma: PrismaClient, storage: Storage) {
               select i.key, i.location from images i
               where not exists (select 1 from post_thumbnails t where t.image_key = i.key)
                 and not exists (select 1 from media_renditions m where m.image_key = i.key)
+                and not exists (select 1 from post_revision_images r where r.image_key = i.key)
               limit ${SWEEP_BATCH}
               for update skip locked`
             const inBucket = rows.filter((row) => row.location === 's3').map((row) => row.key)

@@ -4,7 +4,7 @@ import { notFound } from '../../errors/api-error.ts'
 import type { Principal } from '../../auth/principal.ts'
 import type { ImageUploads } from '../../images/image-uploads.ts'
 import type { ImageStore } from './image-store.ts'
-import type { PostStore } from '../posts/post-store.ts'
+import type { PostRecord, PostStore, PostWrite } from '../posts/post-store.ts'
 import type { UploadRate } from './upload-rate.ts'
 import type { UploadGate } from '../../storage/upload-gate.ts'
 import { toPost, type Post } from '../posts/post-view.ts'
@@ -12,6 +12,7 @@ import type { WebhookEvents } from '../../webhooks/webhook-events.ts'
 import type { PostChanges } from '../posts/post-changes.ts'
 import type { PostService, RequestImageSweep } from '../posts/posts.ts'
 import { editableBy, lockForEdit } from '../posts/visibility.ts'
+import type { RecordRevision } from '../revisions/record-revision.ts'
 
 export interface ThumbnailServiceOptions {
   posts: PostService
@@ -30,6 +31,8 @@ export interface ThumbnailServiceOptions {
   imageUrls: string
   requestImageSweep: RequestImageSweep
   changes: PostChanges
+  /** A thumbnail set or removed is a revision (src/content/revisions/record-revision.ts). */
+  recordRevision: RecordRevision
 }
 
 export function makeThumbnailService({
@@ -43,7 +46,15 @@ export function makeThumbnailService({
   changes,
   events,
   imageUrls,
+  recordRevision,
 }: ThumbnailServiceOptions) {
+  /** The post after its thumbnail changed: a revision by `principal`, and post.updated, in the write's transaction. */
+  async function thumbnailChanged(write: PostWrite, principal: Principal, postId: string, before: PostRecord) {
+    const post = (await write.find(postId))!
+    await recordRevision(write, post, principal.userId, before)
+    await events.emit(write.sql, 'post.updated', toPost(post, imageUrls))
+  }
+
   return {
     /** The upload's rights, then the user's upload allowance (429), settled before its body is read. */
     async admitUpload(principal: Principal, postId: string): Promise<void> {
@@ -58,9 +69,10 @@ export function makeThumbnailService({
       const replaced = await uploadGate.run(() =>
         store.transaction(async (write) => {
           await lockForEdit(write, principal, postId)
+          const before = (await write.find(postId))!
           const previous = await write.replaceThumbnail(postId, renditions)
           await write.touch(postId)
-          await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, imageUrls))
+          await thumbnailChanged(write, principal, postId, before)
           return previous
         }),
       )
@@ -72,9 +84,10 @@ export function makeThumbnailService({
     async remove(principal: Principal, postId: string): Promise<void> {
       await store.transaction(async (write) => {
         await lockForEdit(write, principal, postId)
+        const before = (await write.find(postId))!
         if ((await write.removeThumbnail(postId)) === 0) throw notFound('THUMBNAIL_NOT_FOUND', 'Thumbnail')
         await write.touch(postId)
-        await events.emit(write.sql, 'post.updated', toPost((await write.find(postId))!, imageUrls))
+        await thumbnailChanged(write, principal, postId, before)
       })
       await changes.changed({ postId })
       await requestImageSweep()

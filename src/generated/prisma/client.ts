@@ -127,6 +127,20 @@ export type PostMedia = Prisma.PostMediaModel
  */
 export type PostThumbnail = Prisma.PostThumbnailModel
 /**
+ * Model PostRevision
+ * One revision of a post's content (src/content/revisions): written in the transaction of each
+ * write that changes the content, numbered 1, 2, … per post, pruned to POST_REVISIONS_MAX and
+ * POST_REVISIONS_MAX_BYTES in the same transaction. Goes with its post (and so with its author's
+ * account) by cascade; an editor's account going leaves the revision, without its editor.
+ */
+export type PostRevision = Prisma.PostRevisionModel
+/**
+ * Model PostRevisionImage
+ * The thumbnail a revision recorded: its images stay (RESTRICT, and the orphan sweep checks this
+ * table) for as long as the revision does.
+ */
+export type PostRevisionImage = Prisma.PostRevisionImageModel
+/**
  * Model PostSlug
  * Every slug of a published post: its current one and up to 10 earlier ones, which still lead to
  * it (getPostBySlug). The key makes a slug unique among all posts, earlier slugs included.

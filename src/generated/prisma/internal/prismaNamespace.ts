@@ -412,6 +412,8 @@ export const ModelName = {
   MediaRendition: 'MediaRendition',
   PostMedia: 'PostMedia',
   PostThumbnail: 'PostThumbnail',
+  PostRevision: 'PostRevision',
+  PostRevisionImage: 'PostRevisionImage',
   PostSlug: 'PostSlug',
   RateLimitCounter: 'RateLimitCounter',
   AdminGrant: 'AdminGrant',
@@ -434,7 +436,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "apiToken" | "accountToken" | "session" | "refreshToken" | "category" | "post" | "postHtmlPending" | "postCategory" | "comment" | "image" | "media" | "mediaRendition" | "postMedia" | "postThumbnail" | "postSlug" | "rateLimitCounter" | "adminGrant" | "listGeneration" | "webhookEndpoint" | "webhookEvent" | "webhookAttempt"
+    modelProps: "user" | "apiToken" | "accountToken" | "session" | "refreshToken" | "category" | "post" | "postHtmlPending" | "postCategory" | "comment" | "image" | "media" | "mediaRendition" | "postMedia" | "postThumbnail" | "postRevision" | "postRevisionImage" | "postSlug" | "rateLimitCounter" | "adminGrant" | "listGeneration" | "webhookEndpoint" | "webhookEvent" | "webhookAttempt"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1548,6 +1550,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    PostRevision: {
+      payload: Prisma.$PostRevisionPayload<ExtArgs>
+      fields: Prisma.PostRevisionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PostRevisionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PostRevisionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionPayload>
+        }
+        findFirst: {
+          args: Prisma.PostRevisionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PostRevisionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionPayload>
+        }
+        findMany: {
+          args: Prisma.PostRevisionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionPayload>[]
+        }
+        create: {
+          args: Prisma.PostRevisionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionPayload>
+        }
+        createMany: {
+          args: Prisma.PostRevisionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PostRevisionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionPayload>[]
+        }
+        delete: {
+          args: Prisma.PostRevisionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionPayload>
+        }
+        update: {
+          args: Prisma.PostRevisionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionPayload>
+        }
+        deleteMany: {
+          args: Prisma.PostRevisionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PostRevisionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PostRevisionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionPayload>[]
+        }
+        upsert: {
+          args: Prisma.PostRevisionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionPayload>
+        }
+        aggregate: {
+          args: Prisma.PostRevisionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePostRevision>
+        }
+        groupBy: {
+          args: Prisma.PostRevisionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PostRevisionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PostRevisionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PostRevisionCountAggregateOutputType> | number
+        }
+      }
+    }
+    PostRevisionImage: {
+      payload: Prisma.$PostRevisionImagePayload<ExtArgs>
+      fields: Prisma.PostRevisionImageFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PostRevisionImageFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionImagePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PostRevisionImageFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionImagePayload>
+        }
+        findFirst: {
+          args: Prisma.PostRevisionImageFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionImagePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PostRevisionImageFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionImagePayload>
+        }
+        findMany: {
+          args: Prisma.PostRevisionImageFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionImagePayload>[]
+        }
+        create: {
+          args: Prisma.PostRevisionImageCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionImagePayload>
+        }
+        createMany: {
+          args: Prisma.PostRevisionImageCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PostRevisionImageCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionImagePayload>[]
+        }
+        delete: {
+          args: Prisma.PostRevisionImageDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionImagePayload>
+        }
+        update: {
+          args: Prisma.PostRevisionImageUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionImagePayload>
+        }
+        deleteMany: {
+          args: Prisma.PostRevisionImageDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PostRevisionImageUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PostRevisionImageUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionImagePayload>[]
+        }
+        upsert: {
+          args: Prisma.PostRevisionImageUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PostRevisionImagePayload>
+        }
+        aggregate: {
+          args: Prisma.PostRevisionImageAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePostRevisionImage>
+        }
+        groupBy: {
+          args: Prisma.PostRevisionImageGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PostRevisionImageGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PostRevisionImageCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PostRevisionImageCountAggregateOutputType> | number
+        }
+      }
+    }
     PostSlug: {
       payload: Prisma.$PostSlugPayload<ExtArgs>
       fields: Prisma.PostSlugFieldRefs
@@ -2290,6 +2440,35 @@ export const PostThumbnailScalarFieldEnum = {
 export type PostThumbnailScalarFieldEnum = (typeof PostThumbnailScalarFieldEnum)[keyof typeof PostThumbnailScalarFieldEnum]
 
 
+export const PostRevisionScalarFieldEnum = {
+  id: 'id',
+  postId: 'postId',
+  number: 'number',
+  createdAt: 'createdAt',
+  editorId: 'editorId',
+  changed: 'changed',
+  title: 'title',
+  body: 'body',
+  excerpt: 'excerpt',
+  slug: 'slug',
+  status: 'status',
+  publishedAt: 'publishedAt',
+  categoryIds: 'categoryIds',
+  byteSize: 'byteSize'
+} as const
+
+export type PostRevisionScalarFieldEnum = (typeof PostRevisionScalarFieldEnum)[keyof typeof PostRevisionScalarFieldEnum]
+
+
+export const PostRevisionImageScalarFieldEnum = {
+  revisionId: 'revisionId',
+  imageKey: 'imageKey',
+  width: 'width'
+} as const
+
+export type PostRevisionImageScalarFieldEnum = (typeof PostRevisionImageScalarFieldEnum)[keyof typeof PostRevisionImageScalarFieldEnum]
+
+
 export const PostSlugScalarFieldEnum = {
   slug: 'slug',
   postId: 'postId',
@@ -2737,6 +2916,8 @@ export type GlobalOmitConfig = {
   mediaRendition?: Prisma.MediaRenditionOmit
   postMedia?: Prisma.PostMediaOmit
   postThumbnail?: Prisma.PostThumbnailOmit
+  postRevision?: Prisma.PostRevisionOmit
+  postRevisionImage?: Prisma.PostRevisionImageOmit
   postSlug?: Prisma.PostSlugOmit
   rateLimitCounter?: Prisma.RateLimitCounterOmit
   adminGrant?: Prisma.AdminGrantOmit

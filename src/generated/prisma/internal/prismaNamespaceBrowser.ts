@@ -66,6 +66,8 @@ export const ModelName = {
   MediaRendition: 'MediaRendition',
   PostMedia: 'PostMedia',
   PostThumbnail: 'PostThumbnail',
+  PostRevision: 'PostRevision',
+  PostRevisionImage: 'PostRevisionImage',
   PostSlug: 'PostSlug',
   RateLimitCounter: 'RateLimitCounter',
   AdminGrant: 'AdminGrant',
@@ -274,6 +276,35 @@ export const PostThumbnailScalarFieldEnum = {
 } as const
 
 export type PostThumbnailScalarFieldEnum = (typeof PostThumbnailScalarFieldEnum)[keyof typeof PostThumbnailScalarFieldEnum]
+
+
+export const PostRevisionScalarFieldEnum = {
+  id: 'id',
+  postId: 'postId',
+  number: 'number',
+  createdAt: 'createdAt',
+  editorId: 'editorId',
+  changed: 'changed',
+  title: 'title',
+  body: 'body',
+  excerpt: 'excerpt',
+  slug: 'slug',
+  status: 'status',
+  publishedAt: 'publishedAt',
+  categoryIds: 'categoryIds',
+  byteSize: 'byteSize'
+} as const
+
+export type PostRevisionScalarFieldEnum = (typeof PostRevisionScalarFieldEnum)[keyof typeof PostRevisionScalarFieldEnum]
+
+
+export const PostRevisionImageScalarFieldEnum = {
+  revisionId: 'revisionId',
+  imageKey: 'imageKey',
+  width: 'width'
+} as const
+
+export type PostRevisionImageScalarFieldEnum = (typeof PostRevisionImageScalarFieldEnum)[keyof typeof PostRevisionImageScalarFieldEnum]
 
 
 export const PostSlugScalarFieldEnum = {

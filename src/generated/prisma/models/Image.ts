@@ -253,6 +253,7 @@ export type ImageWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"Image"> | Date | string
   usedBy?: Prisma.PostThumbnailListRelationFilter
   usedByMedia?: Prisma.MediaRenditionListRelationFilter
+  usedByRevisions?: Prisma.PostRevisionImageListRelationFilter
 }
 
 export type ImageOrderByWithRelationInput = {
@@ -266,6 +267,7 @@ export type ImageOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   usedBy?: Prisma.PostThumbnailOrderByRelationAggregateInput
   usedByMedia?: Prisma.MediaRenditionOrderByRelationAggregateInput
+  usedByRevisions?: Prisma.PostRevisionImageOrderByRelationAggregateInput
 }
 
 export type ImageWhereUniqueInput = Prisma.AtLeast<{
@@ -282,6 +284,7 @@ export type ImageWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.DateTimeFilter<"Image"> | Date | string
   usedBy?: Prisma.PostThumbnailListRelationFilter
   usedByMedia?: Prisma.MediaRenditionListRelationFilter
+  usedByRevisions?: Prisma.PostRevisionImageListRelationFilter
 }, "key">
 
 export type ImageOrderByWithAggregationInput = {
@@ -325,6 +328,7 @@ export type ImageCreateInput = {
   createdAt?: Date | string
   usedBy?: Prisma.PostThumbnailCreateNestedManyWithoutImageInput
   usedByMedia?: Prisma.MediaRenditionCreateNestedManyWithoutImageInput
+  usedByRevisions?: Prisma.PostRevisionImageCreateNestedManyWithoutImageInput
 }
 
 export type ImageUncheckedCreateInput = {
@@ -338,6 +342,7 @@ export type ImageUncheckedCreateInput = {
   createdAt?: Date | string
   usedBy?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutImageInput
   usedByMedia?: Prisma.MediaRenditionUncheckedCreateNestedManyWithoutImageInput
+  usedByRevisions?: Prisma.PostRevisionImageUncheckedCreateNestedManyWithoutImageInput
 }
 
 export type ImageUpdateInput = {
@@ -351,6 +356,7 @@ export type ImageUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usedBy?: Prisma.PostThumbnailUpdateManyWithoutImageNestedInput
   usedByMedia?: Prisma.MediaRenditionUpdateManyWithoutImageNestedInput
+  usedByRevisions?: Prisma.PostRevisionImageUpdateManyWithoutImageNestedInput
 }
 
 export type ImageUncheckedUpdateInput = {
@@ -364,6 +370,7 @@ export type ImageUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usedBy?: Prisma.PostThumbnailUncheckedUpdateManyWithoutImageNestedInput
   usedByMedia?: Prisma.MediaRenditionUncheckedUpdateManyWithoutImageNestedInput
+  usedByRevisions?: Prisma.PostRevisionImageUncheckedUpdateManyWithoutImageNestedInput
 }
 
 export type ImageCreateManyInput = {
@@ -485,6 +492,20 @@ export type ImageUpdateOneRequiredWithoutUsedByNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.ImageUpdateToOneWithWhereWithoutUsedByInput, Prisma.ImageUpdateWithoutUsedByInput>, Prisma.ImageUncheckedUpdateWithoutUsedByInput>
 }
 
+export type ImageCreateNestedOneWithoutUsedByRevisionsInput = {
+  create?: Prisma.XOR<Prisma.ImageCreateWithoutUsedByRevisionsInput, Prisma.ImageUncheckedCreateWithoutUsedByRevisionsInput>
+  connectOrCreate?: Prisma.ImageCreateOrConnectWithoutUsedByRevisionsInput
+  connect?: Prisma.ImageWhereUniqueInput
+}
+
+export type ImageUpdateOneRequiredWithoutUsedByRevisionsNestedInput = {
+  create?: Prisma.XOR<Prisma.ImageCreateWithoutUsedByRevisionsInput, Prisma.ImageUncheckedCreateWithoutUsedByRevisionsInput>
+  connectOrCreate?: Prisma.ImageCreateOrConnectWithoutUsedByRevisionsInput
+  upsert?: Prisma.ImageUpsertWithoutUsedByRevisionsInput
+  connect?: Prisma.ImageWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ImageUpdateToOneWithWhereWithoutUsedByRevisionsInput, Prisma.ImageUpdateWithoutUsedByRevisionsInput>, Prisma.ImageUncheckedUpdateWithoutUsedByRevisionsInput>
+}
+
 export type ImageCreateWithoutUsedByMediaInput = {
   key: string
   contentType: string
@@ -495,6 +516,7 @@ export type ImageCreateWithoutUsedByMediaInput = {
   location?: $Enums.ImageLocation
   createdAt?: Date | string
   usedBy?: Prisma.PostThumbnailCreateNestedManyWithoutImageInput
+  usedByRevisions?: Prisma.PostRevisionImageCreateNestedManyWithoutImageInput
 }
 
 export type ImageUncheckedCreateWithoutUsedByMediaInput = {
@@ -507,6 +529,7 @@ export type ImageUncheckedCreateWithoutUsedByMediaInput = {
   location?: $Enums.ImageLocation
   createdAt?: Date | string
   usedBy?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutImageInput
+  usedByRevisions?: Prisma.PostRevisionImageUncheckedCreateNestedManyWithoutImageInput
 }
 
 export type ImageCreateOrConnectWithoutUsedByMediaInput = {
@@ -535,6 +558,7 @@ export type ImageUpdateWithoutUsedByMediaInput = {
   location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usedBy?: Prisma.PostThumbnailUpdateManyWithoutImageNestedInput
+  usedByRevisions?: Prisma.PostRevisionImageUpdateManyWithoutImageNestedInput
 }
 
 export type ImageUncheckedUpdateWithoutUsedByMediaInput = {
@@ -547,6 +571,7 @@ export type ImageUncheckedUpdateWithoutUsedByMediaInput = {
   location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usedBy?: Prisma.PostThumbnailUncheckedUpdateManyWithoutImageNestedInput
+  usedByRevisions?: Prisma.PostRevisionImageUncheckedUpdateManyWithoutImageNestedInput
 }
 
 export type ImageCreateWithoutUsedByInput = {
@@ -559,6 +584,7 @@ export type ImageCreateWithoutUsedByInput = {
   location?: $Enums.ImageLocation
   createdAt?: Date | string
   usedByMedia?: Prisma.MediaRenditionCreateNestedManyWithoutImageInput
+  usedByRevisions?: Prisma.PostRevisionImageCreateNestedManyWithoutImageInput
 }
 
 export type ImageUncheckedCreateWithoutUsedByInput = {
@@ -571,6 +597,7 @@ export type ImageUncheckedCreateWithoutUsedByInput = {
   location?: $Enums.ImageLocation
   createdAt?: Date | string
   usedByMedia?: Prisma.MediaRenditionUncheckedCreateNestedManyWithoutImageInput
+  usedByRevisions?: Prisma.PostRevisionImageUncheckedCreateNestedManyWithoutImageInput
 }
 
 export type ImageCreateOrConnectWithoutUsedByInput = {
@@ -599,6 +626,7 @@ export type ImageUpdateWithoutUsedByInput = {
   location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usedByMedia?: Prisma.MediaRenditionUpdateManyWithoutImageNestedInput
+  usedByRevisions?: Prisma.PostRevisionImageUpdateManyWithoutImageNestedInput
 }
 
 export type ImageUncheckedUpdateWithoutUsedByInput = {
@@ -611,6 +639,75 @@ export type ImageUncheckedUpdateWithoutUsedByInput = {
   location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usedByMedia?: Prisma.MediaRenditionUncheckedUpdateManyWithoutImageNestedInput
+  usedByRevisions?: Prisma.PostRevisionImageUncheckedUpdateManyWithoutImageNestedInput
+}
+
+export type ImageCreateWithoutUsedByRevisionsInput = {
+  key: string
+  contentType: string
+  width: number
+  height: number
+  byteSize: number
+  data?: runtime.Bytes | null
+  location?: $Enums.ImageLocation
+  createdAt?: Date | string
+  usedBy?: Prisma.PostThumbnailCreateNestedManyWithoutImageInput
+  usedByMedia?: Prisma.MediaRenditionCreateNestedManyWithoutImageInput
+}
+
+export type ImageUncheckedCreateWithoutUsedByRevisionsInput = {
+  key: string
+  contentType: string
+  width: number
+  height: number
+  byteSize: number
+  data?: runtime.Bytes | null
+  location?: $Enums.ImageLocation
+  createdAt?: Date | string
+  usedBy?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutImageInput
+  usedByMedia?: Prisma.MediaRenditionUncheckedCreateNestedManyWithoutImageInput
+}
+
+export type ImageCreateOrConnectWithoutUsedByRevisionsInput = {
+  where: Prisma.ImageWhereUniqueInput
+  create: Prisma.XOR<Prisma.ImageCreateWithoutUsedByRevisionsInput, Prisma.ImageUncheckedCreateWithoutUsedByRevisionsInput>
+}
+
+export type ImageUpsertWithoutUsedByRevisionsInput = {
+  update: Prisma.XOR<Prisma.ImageUpdateWithoutUsedByRevisionsInput, Prisma.ImageUncheckedUpdateWithoutUsedByRevisionsInput>
+  create: Prisma.XOR<Prisma.ImageCreateWithoutUsedByRevisionsInput, Prisma.ImageUncheckedCreateWithoutUsedByRevisionsInput>
+  where?: Prisma.ImageWhereInput
+}
+
+export type ImageUpdateToOneWithWhereWithoutUsedByRevisionsInput = {
+  where?: Prisma.ImageWhereInput
+  data: Prisma.XOR<Prisma.ImageUpdateWithoutUsedByRevisionsInput, Prisma.ImageUncheckedUpdateWithoutUsedByRevisionsInput>
+}
+
+export type ImageUpdateWithoutUsedByRevisionsInput = {
+  key?: Prisma.StringFieldUpdateOperationsInput | string
+  contentType?: Prisma.StringFieldUpdateOperationsInput | string
+  width?: Prisma.IntFieldUpdateOperationsInput | number
+  height?: Prisma.IntFieldUpdateOperationsInput | number
+  byteSize?: Prisma.IntFieldUpdateOperationsInput | number
+  data?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  usedBy?: Prisma.PostThumbnailUpdateManyWithoutImageNestedInput
+  usedByMedia?: Prisma.MediaRenditionUpdateManyWithoutImageNestedInput
+}
+
+export type ImageUncheckedUpdateWithoutUsedByRevisionsInput = {
+  key?: Prisma.StringFieldUpdateOperationsInput | string
+  contentType?: Prisma.StringFieldUpdateOperationsInput | string
+  width?: Prisma.IntFieldUpdateOperationsInput | number
+  height?: Prisma.IntFieldUpdateOperationsInput | number
+  byteSize?: Prisma.IntFieldUpdateOperationsInput | number
+  data?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  location?: Prisma.EnumImageLocationFieldUpdateOperationsInput | $Enums.ImageLocation
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  usedBy?: Prisma.PostThumbnailUncheckedUpdateManyWithoutImageNestedInput
+  usedByMedia?: Prisma.MediaRenditionUncheckedUpdateManyWithoutImageNestedInput
 }
 
 
@@ -621,11 +718,13 @@ export type ImageUncheckedUpdateWithoutUsedByInput = {
 export type ImageCountOutputType = {
   usedBy: number
   usedByMedia: number
+  usedByRevisions: number
 }
 
 export type ImageCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   usedBy?: boolean | ImageCountOutputTypeCountUsedByArgs
   usedByMedia?: boolean | ImageCountOutputTypeCountUsedByMediaArgs
+  usedByRevisions?: boolean | ImageCountOutputTypeCountUsedByRevisionsArgs
 }
 
 /**
@@ -652,6 +751,13 @@ export type ImageCountOutputTypeCountUsedByMediaArgs<ExtArgs extends runtime.Typ
   where?: Prisma.MediaRenditionWhereInput
 }
 
+/**
+ * ImageCountOutputType without action
+ */
+export type ImageCountOutputTypeCountUsedByRevisionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PostRevisionImageWhereInput
+}
+
 
 export type ImageSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   key?: boolean
@@ -664,6 +770,7 @@ export type ImageSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   createdAt?: boolean
   usedBy?: boolean | Prisma.Image$usedByArgs<ExtArgs>
   usedByMedia?: boolean | Prisma.Image$usedByMediaArgs<ExtArgs>
+  usedByRevisions?: boolean | Prisma.Image$usedByRevisionsArgs<ExtArgs>
   _count?: boolean | Prisma.ImageCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["image"]>
 
@@ -704,6 +811,7 @@ export type ImageOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
 export type ImageInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   usedBy?: boolean | Prisma.Image$usedByArgs<ExtArgs>
   usedByMedia?: boolean | Prisma.Image$usedByMediaArgs<ExtArgs>
+  usedByRevisions?: boolean | Prisma.Image$usedByRevisionsArgs<ExtArgs>
   _count?: boolean | Prisma.ImageCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type ImageIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -714,6 +822,7 @@ export type $ImagePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   objects: {
     usedBy: Prisma.$PostThumbnailPayload<ExtArgs>[]
     usedByMedia: Prisma.$MediaRenditionPayload<ExtArgs>[]
+    usedByRevisions: Prisma.$PostRevisionImagePayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     key: string
@@ -1120,6 +1229,7 @@ export interface Prisma__ImageClient<T, Null = never, ExtArgs extends runtime.Ty
   readonly [Symbol.toStringTag]: "PrismaPromise"
   usedBy<T extends Prisma.Image$usedByArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Image$usedByArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostThumbnailPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   usedByMedia<T extends Prisma.Image$usedByMediaArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Image$usedByMediaArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaRenditionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  usedByRevisions<T extends Prisma.Image$usedByRevisionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Image$usedByRevisionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostRevisionImagePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1595,6 +1705,30 @@ export type Image$usedByMediaArgs<ExtArgs extends runtime.Types.Extensions.Inter
   take?: number
   skip?: number
   distinct?: Prisma.MediaRenditionScalarFieldEnum | Prisma.MediaRenditionScalarFieldEnum[]
+}
+
+/**
+ * Image.usedByRevisions
+ */
+export type Image$usedByRevisionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PostRevisionImage
+   */
+  select?: Prisma.PostRevisionImageSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PostRevisionImage
+   */
+  omit?: Prisma.PostRevisionImageOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PostRevisionImageInclude<ExtArgs> | null
+  where?: Prisma.PostRevisionImageWhereInput
+  orderBy?: Prisma.PostRevisionImageOrderByWithRelationInput | Prisma.PostRevisionImageOrderByWithRelationInput[]
+  cursor?: Prisma.PostRevisionImageWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PostRevisionImageScalarFieldEnum | Prisma.PostRevisionImageScalarFieldEnum[]
 }
 
 /**

@@ -295,6 +295,7 @@ export type PostWhereInput = {
   thumbnail?: Prisma.PostThumbnailListRelationFilter
   media?: Prisma.PostMediaListRelationFilter
   htmlPending?: Prisma.XOR<Prisma.PostHtmlPendingNullableScalarRelationFilter, Prisma.PostHtmlPendingWhereInput> | null
+  revisions?: Prisma.PostRevisionListRelationFilter
 }
 
 export type PostOrderByWithRelationInput = {
@@ -319,6 +320,7 @@ export type PostOrderByWithRelationInput = {
   thumbnail?: Prisma.PostThumbnailOrderByRelationAggregateInput
   media?: Prisma.PostMediaOrderByRelationAggregateInput
   htmlPending?: Prisma.PostHtmlPendingOrderByWithRelationInput
+  revisions?: Prisma.PostRevisionOrderByRelationAggregateInput
 }
 
 export type PostWhereUniqueInput = Prisma.AtLeast<{
@@ -346,6 +348,7 @@ export type PostWhereUniqueInput = Prisma.AtLeast<{
   thumbnail?: Prisma.PostThumbnailListRelationFilter
   media?: Prisma.PostMediaListRelationFilter
   htmlPending?: Prisma.XOR<Prisma.PostHtmlPendingNullableScalarRelationFilter, Prisma.PostHtmlPendingWhereInput> | null
+  revisions?: Prisma.PostRevisionListRelationFilter
 }, "id">
 
 export type PostOrderByWithAggregationInput = {
@@ -411,6 +414,7 @@ export type PostCreateInput = {
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutPostInput
 }
 
 export type PostUncheckedCreateInput = {
@@ -434,6 +438,7 @@ export type PostUncheckedCreateInput = {
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutPostInput
 }
 
 export type PostUpdateInput = {
@@ -457,6 +462,7 @@ export type PostUpdateInput = {
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateInput = {
@@ -480,6 +486,7 @@ export type PostUncheckedUpdateInput = {
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutPostNestedInput
 }
 
 export type PostCreateManyInput = {
@@ -730,6 +737,20 @@ export type PostUpdateOneRequiredWithoutThumbnailNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.PostUpdateToOneWithWhereWithoutThumbnailInput, Prisma.PostUpdateWithoutThumbnailInput>, Prisma.PostUncheckedUpdateWithoutThumbnailInput>
 }
 
+export type PostCreateNestedOneWithoutRevisionsInput = {
+  create?: Prisma.XOR<Prisma.PostCreateWithoutRevisionsInput, Prisma.PostUncheckedCreateWithoutRevisionsInput>
+  connectOrCreate?: Prisma.PostCreateOrConnectWithoutRevisionsInput
+  connect?: Prisma.PostWhereUniqueInput
+}
+
+export type PostUpdateOneRequiredWithoutRevisionsNestedInput = {
+  create?: Prisma.XOR<Prisma.PostCreateWithoutRevisionsInput, Prisma.PostUncheckedCreateWithoutRevisionsInput>
+  connectOrCreate?: Prisma.PostCreateOrConnectWithoutRevisionsInput
+  upsert?: Prisma.PostUpsertWithoutRevisionsInput
+  connect?: Prisma.PostWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PostUpdateToOneWithWhereWithoutRevisionsInput, Prisma.PostUpdateWithoutRevisionsInput>, Prisma.PostUncheckedUpdateWithoutRevisionsInput>
+}
+
 export type PostCreateNestedOneWithoutSlugsInput = {
   create?: Prisma.XOR<Prisma.PostCreateWithoutSlugsInput, Prisma.PostUncheckedCreateWithoutSlugsInput>
   connectOrCreate?: Prisma.PostCreateOrConnectWithoutSlugsInput
@@ -764,6 +785,7 @@ export type PostCreateWithoutAuthorInput = {
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutPostInput
 }
 
 export type PostUncheckedCreateWithoutAuthorInput = {
@@ -786,6 +808,7 @@ export type PostUncheckedCreateWithoutAuthorInput = {
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutPostInput
 }
 
 export type PostCreateOrConnectWithoutAuthorInput = {
@@ -854,6 +877,7 @@ export type PostCreateWithoutHtmlPendingInput = {
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutPostInput
 }
 
 export type PostUncheckedCreateWithoutHtmlPendingInput = {
@@ -876,6 +900,7 @@ export type PostUncheckedCreateWithoutHtmlPendingInput = {
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutPostInput
 }
 
 export type PostCreateOrConnectWithoutHtmlPendingInput = {
@@ -914,6 +939,7 @@ export type PostUpdateWithoutHtmlPendingInput = {
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateWithoutHtmlPendingInput = {
@@ -936,6 +962,7 @@ export type PostUncheckedUpdateWithoutHtmlPendingInput = {
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutPostNestedInput
 }
 
 export type PostCreateWithoutCategoriesInput = {
@@ -958,6 +985,7 @@ export type PostCreateWithoutCategoriesInput = {
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutPostInput
 }
 
 export type PostUncheckedCreateWithoutCategoriesInput = {
@@ -980,6 +1008,7 @@ export type PostUncheckedCreateWithoutCategoriesInput = {
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutPostInput
 }
 
 export type PostCreateOrConnectWithoutCategoriesInput = {
@@ -1018,6 +1047,7 @@ export type PostUpdateWithoutCategoriesInput = {
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateWithoutCategoriesInput = {
@@ -1040,6 +1070,7 @@ export type PostUncheckedUpdateWithoutCategoriesInput = {
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutPostNestedInput
 }
 
 export type PostCreateWithoutCommentsInput = {
@@ -1062,6 +1093,7 @@ export type PostCreateWithoutCommentsInput = {
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutPostInput
 }
 
 export type PostUncheckedCreateWithoutCommentsInput = {
@@ -1084,6 +1116,7 @@ export type PostUncheckedCreateWithoutCommentsInput = {
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutPostInput
 }
 
 export type PostCreateOrConnectWithoutCommentsInput = {
@@ -1122,6 +1155,7 @@ export type PostUpdateWithoutCommentsInput = {
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateWithoutCommentsInput = {
@@ -1144,6 +1178,7 @@ export type PostUncheckedUpdateWithoutCommentsInput = {
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutPostNestedInput
 }
 
 export type PostCreateWithoutMediaInput = {
@@ -1166,6 +1201,7 @@ export type PostCreateWithoutMediaInput = {
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutPostInput
 }
 
 export type PostUncheckedCreateWithoutMediaInput = {
@@ -1188,6 +1224,7 @@ export type PostUncheckedCreateWithoutMediaInput = {
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutPostInput
 }
 
 export type PostCreateOrConnectWithoutMediaInput = {
@@ -1226,6 +1263,7 @@ export type PostUpdateWithoutMediaInput = {
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateWithoutMediaInput = {
@@ -1248,6 +1286,7 @@ export type PostUncheckedUpdateWithoutMediaInput = {
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutPostNestedInput
 }
 
 export type PostCreateWithoutThumbnailInput = {
@@ -1270,6 +1309,7 @@ export type PostCreateWithoutThumbnailInput = {
   comments?: Prisma.CommentCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutPostInput
 }
 
 export type PostUncheckedCreateWithoutThumbnailInput = {
@@ -1292,6 +1332,7 @@ export type PostUncheckedCreateWithoutThumbnailInput = {
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutPostInput
 }
 
 export type PostCreateOrConnectWithoutThumbnailInput = {
@@ -1330,6 +1371,7 @@ export type PostUpdateWithoutThumbnailInput = {
   comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateWithoutThumbnailInput = {
@@ -1350,6 +1392,115 @@ export type PostUncheckedUpdateWithoutThumbnailInput = {
   slugs?: Prisma.PostSlugUncheckedUpdateManyWithoutPostNestedInput
   categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
   comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutPostNestedInput
+}
+
+export type PostCreateWithoutRevisionsInput = {
+  id?: string
+  title: string
+  body: string
+  html?: string | null
+  excerpt: string
+  status?: $Enums.PostStatus
+  publishedAt?: Date | string | null
+  publishJobId?: string | null
+  commentCount?: number
+  commentsOpen?: boolean
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  slug: string
+  author: Prisma.UserCreateNestedOneWithoutPostsInput
+  slugs?: Prisma.PostSlugCreateNestedManyWithoutPostInput
+  categories?: Prisma.PostCategoryCreateNestedManyWithoutPostInput
+  comments?: Prisma.CommentCreateNestedManyWithoutPostInput
+  thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
+}
+
+export type PostUncheckedCreateWithoutRevisionsInput = {
+  id?: string
+  authorId: string
+  title: string
+  body: string
+  html?: string | null
+  excerpt: string
+  status?: $Enums.PostStatus
+  publishedAt?: Date | string | null
+  publishJobId?: string | null
+  commentCount?: number
+  commentsOpen?: boolean
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  slug: string
+  slugs?: Prisma.PostSlugUncheckedCreateNestedManyWithoutPostInput
+  categories?: Prisma.PostCategoryUncheckedCreateNestedManyWithoutPostInput
+  comments?: Prisma.CommentUncheckedCreateNestedManyWithoutPostInput
+  thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
+  media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
+  htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
+}
+
+export type PostCreateOrConnectWithoutRevisionsInput = {
+  where: Prisma.PostWhereUniqueInput
+  create: Prisma.XOR<Prisma.PostCreateWithoutRevisionsInput, Prisma.PostUncheckedCreateWithoutRevisionsInput>
+}
+
+export type PostUpsertWithoutRevisionsInput = {
+  update: Prisma.XOR<Prisma.PostUpdateWithoutRevisionsInput, Prisma.PostUncheckedUpdateWithoutRevisionsInput>
+  create: Prisma.XOR<Prisma.PostCreateWithoutRevisionsInput, Prisma.PostUncheckedCreateWithoutRevisionsInput>
+  where?: Prisma.PostWhereInput
+}
+
+export type PostUpdateToOneWithWhereWithoutRevisionsInput = {
+  where?: Prisma.PostWhereInput
+  data: Prisma.XOR<Prisma.PostUpdateWithoutRevisionsInput, Prisma.PostUncheckedUpdateWithoutRevisionsInput>
+}
+
+export type PostUpdateWithoutRevisionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  title?: Prisma.StringFieldUpdateOperationsInput | string
+  body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  excerpt?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
+  publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  author?: Prisma.UserUpdateOneRequiredWithoutPostsNestedInput
+  slugs?: Prisma.PostSlugUpdateManyWithoutPostNestedInput
+  categories?: Prisma.PostCategoryUpdateManyWithoutPostNestedInput
+  comments?: Prisma.CommentUpdateManyWithoutPostNestedInput
+  thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
+  media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
+  htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
+}
+
+export type PostUncheckedUpdateWithoutRevisionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  title?: Prisma.StringFieldUpdateOperationsInput | string
+  body?: Prisma.StringFieldUpdateOperationsInput | string
+  html?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  excerpt?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumPostStatusFieldUpdateOperationsInput | $Enums.PostStatus
+  publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  publishJobId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  commentCount?: Prisma.IntFieldUpdateOperationsInput | number
+  commentsOpen?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  slugs?: Prisma.PostSlugUncheckedUpdateManyWithoutPostNestedInput
+  categories?: Prisma.PostCategoryUncheckedUpdateManyWithoutPostNestedInput
+  comments?: Prisma.CommentUncheckedUpdateManyWithoutPostNestedInput
+  thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
 }
@@ -1374,6 +1525,7 @@ export type PostCreateWithoutSlugsInput = {
   thumbnail?: Prisma.PostThumbnailCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutPostInput
 }
 
 export type PostUncheckedCreateWithoutSlugsInput = {
@@ -1396,6 +1548,7 @@ export type PostUncheckedCreateWithoutSlugsInput = {
   thumbnail?: Prisma.PostThumbnailUncheckedCreateNestedManyWithoutPostInput
   media?: Prisma.PostMediaUncheckedCreateNestedManyWithoutPostInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedCreateNestedOneWithoutPostInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutPostInput
 }
 
 export type PostCreateOrConnectWithoutSlugsInput = {
@@ -1434,6 +1587,7 @@ export type PostUpdateWithoutSlugsInput = {
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateWithoutSlugsInput = {
@@ -1456,6 +1610,7 @@ export type PostUncheckedUpdateWithoutSlugsInput = {
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutPostNestedInput
 }
 
 export type PostCreateManyAuthorInput = {
@@ -1494,6 +1649,7 @@ export type PostUpdateWithoutAuthorInput = {
   thumbnail?: Prisma.PostThumbnailUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateWithoutAuthorInput = {
@@ -1516,6 +1672,7 @@ export type PostUncheckedUpdateWithoutAuthorInput = {
   thumbnail?: Prisma.PostThumbnailUncheckedUpdateManyWithoutPostNestedInput
   media?: Prisma.PostMediaUncheckedUpdateManyWithoutPostNestedInput
   htmlPending?: Prisma.PostHtmlPendingUncheckedUpdateOneWithoutPostNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutPostNestedInput
 }
 
 export type PostUncheckedUpdateManyWithoutAuthorInput = {
@@ -1545,6 +1702,7 @@ export type PostCountOutputType = {
   comments: number
   thumbnail: number
   media: number
+  revisions: number
 }
 
 export type PostCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1553,6 +1711,7 @@ export type PostCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   comments?: boolean | PostCountOutputTypeCountCommentsArgs
   thumbnail?: boolean | PostCountOutputTypeCountThumbnailArgs
   media?: boolean | PostCountOutputTypeCountMediaArgs
+  revisions?: boolean | PostCountOutputTypeCountRevisionsArgs
 }
 
 /**
@@ -1600,6 +1759,13 @@ export type PostCountOutputTypeCountMediaArgs<ExtArgs extends runtime.Types.Exte
   where?: Prisma.PostMediaWhereInput
 }
 
+/**
+ * PostCountOutputType without action
+ */
+export type PostCountOutputTypeCountRevisionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PostRevisionWhereInput
+}
+
 
 export type PostSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1623,6 +1789,7 @@ export type PostSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   thumbnail?: boolean | Prisma.Post$thumbnailArgs<ExtArgs>
   media?: boolean | Prisma.Post$mediaArgs<ExtArgs>
   htmlPending?: boolean | Prisma.Post$htmlPendingArgs<ExtArgs>
+  revisions?: boolean | Prisma.Post$revisionsArgs<ExtArgs>
   _count?: boolean | Prisma.PostCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["post"]>
 
@@ -1688,6 +1855,7 @@ export type PostInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   thumbnail?: boolean | Prisma.Post$thumbnailArgs<ExtArgs>
   media?: boolean | Prisma.Post$mediaArgs<ExtArgs>
   htmlPending?: boolean | Prisma.Post$htmlPendingArgs<ExtArgs>
+  revisions?: boolean | Prisma.Post$revisionsArgs<ExtArgs>
   _count?: boolean | Prisma.PostCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type PostIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1710,6 +1878,7 @@ export type $PostPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
      */
     media: Prisma.$PostMediaPayload<ExtArgs>[]
     htmlPending: Prisma.$PostHtmlPendingPayload<ExtArgs> | null
+    revisions: Prisma.$PostRevisionPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2141,6 +2310,7 @@ export interface Prisma__PostClient<T, Null = never, ExtArgs extends runtime.Typ
   thumbnail<T extends Prisma.Post$thumbnailArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$thumbnailArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostThumbnailPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   media<T extends Prisma.Post$mediaArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$mediaArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostMediaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   htmlPending<T extends Prisma.Post$htmlPendingArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$htmlPendingArgs<ExtArgs>>): Prisma.Prisma__PostHtmlPendingClient<runtime.Types.Result.GetResult<Prisma.$PostHtmlPendingPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  revisions<T extends Prisma.Post$revisionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Post$revisionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostRevisionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2721,6 +2891,30 @@ export type Post$htmlPendingArgs<ExtArgs extends runtime.Types.Extensions.Intern
    */
   include?: Prisma.PostHtmlPendingInclude<ExtArgs> | null
   where?: Prisma.PostHtmlPendingWhereInput
+}
+
+/**
+ * Post.revisions
+ */
+export type Post$revisionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PostRevision
+   */
+  select?: Prisma.PostRevisionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PostRevision
+   */
+  omit?: Prisma.PostRevisionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PostRevisionInclude<ExtArgs> | null
+  where?: Prisma.PostRevisionWhereInput
+  orderBy?: Prisma.PostRevisionOrderByWithRelationInput | Prisma.PostRevisionOrderByWithRelationInput[]
+  cursor?: Prisma.PostRevisionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PostRevisionScalarFieldEnum | Prisma.PostRevisionScalarFieldEnum[]
 }
 
 /**

@@ -212,6 +212,7 @@ export type UserWhereInput = {
   accountTokens?: Prisma.AccountTokenListRelationFilter
   apiTokens?: Prisma.ApiTokenListRelationFilter
   media?: Prisma.MediaListRelationFilter
+  revisions?: Prisma.PostRevisionListRelationFilter
 }
 
 export type UserOrderByWithRelationInput = {
@@ -229,6 +230,7 @@ export type UserOrderByWithRelationInput = {
   accountTokens?: Prisma.AccountTokenOrderByRelationAggregateInput
   apiTokens?: Prisma.ApiTokenOrderByRelationAggregateInput
   media?: Prisma.MediaOrderByRelationAggregateInput
+  revisions?: Prisma.PostRevisionOrderByRelationAggregateInput
 }
 
 export type UserWhereUniqueInput = Prisma.AtLeast<{
@@ -249,6 +251,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   accountTokens?: Prisma.AccountTokenListRelationFilter
   apiTokens?: Prisma.ApiTokenListRelationFilter
   media?: Prisma.MediaListRelationFilter
+  revisions?: Prisma.PostRevisionListRelationFilter
 }, "id" | "email">
 
 export type UserOrderByWithAggregationInput = {
@@ -294,6 +297,7 @@ export type UserCreateInput = {
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
 }
 
 export type UserUncheckedCreateInput = {
@@ -311,6 +315,7 @@ export type UserUncheckedCreateInput = {
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
 }
 
 export type UserUpdateInput = {
@@ -328,6 +333,7 @@ export type UserUpdateInput = {
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
 }
 
 export type UserUncheckedUpdateInput = {
@@ -345,6 +351,7 @@ export type UserUncheckedUpdateInput = {
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
 }
 
 export type UserCreateManyInput = {
@@ -416,6 +423,11 @@ export type UserMinOrderByAggregateInput = {
 export type UserScalarRelationFilter = {
   is?: Prisma.UserWhereInput
   isNot?: Prisma.UserWhereInput
+}
+
+export type UserNullableScalarRelationFilter = {
+  is?: Prisma.UserWhereInput | null
+  isNot?: Prisma.UserWhereInput | null
 }
 
 export type StringFieldUpdateOperationsInput = {
@@ -518,6 +530,22 @@ export type UserUpdateOneRequiredWithoutMediaNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutMediaInput, Prisma.UserUpdateWithoutMediaInput>, Prisma.UserUncheckedUpdateWithoutMediaInput>
 }
 
+export type UserCreateNestedOneWithoutRevisionsInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutRevisionsInput, Prisma.UserUncheckedCreateWithoutRevisionsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutRevisionsInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneWithoutRevisionsNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutRevisionsInput, Prisma.UserUncheckedCreateWithoutRevisionsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutRevisionsInput
+  upsert?: Prisma.UserUpsertWithoutRevisionsInput
+  disconnect?: Prisma.UserWhereInput | boolean
+  delete?: Prisma.UserWhereInput | boolean
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutRevisionsInput, Prisma.UserUpdateWithoutRevisionsInput>, Prisma.UserUncheckedUpdateWithoutRevisionsInput>
+}
+
 export type UserCreateWithoutApiTokensInput = {
   id?: string
   email: string
@@ -532,6 +560,7 @@ export type UserCreateWithoutApiTokensInput = {
   comments?: Prisma.CommentCreateNestedManyWithoutAuthorInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
 }
 
 export type UserUncheckedCreateWithoutApiTokensInput = {
@@ -548,6 +577,7 @@ export type UserUncheckedCreateWithoutApiTokensInput = {
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutAuthorInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
 }
 
 export type UserCreateOrConnectWithoutApiTokensInput = {
@@ -580,6 +610,7 @@ export type UserUpdateWithoutApiTokensInput = {
   comments?: Prisma.CommentUpdateManyWithoutAuthorNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
 }
 
 export type UserUncheckedUpdateWithoutApiTokensInput = {
@@ -596,6 +627,7 @@ export type UserUncheckedUpdateWithoutApiTokensInput = {
   comments?: Prisma.CommentUncheckedUpdateManyWithoutAuthorNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
 }
 
 export type UserCreateWithoutAccountTokensInput = {
@@ -612,6 +644,7 @@ export type UserCreateWithoutAccountTokensInput = {
   comments?: Prisma.CommentCreateNestedManyWithoutAuthorInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
 }
 
 export type UserUncheckedCreateWithoutAccountTokensInput = {
@@ -628,6 +661,7 @@ export type UserUncheckedCreateWithoutAccountTokensInput = {
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutAuthorInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
 }
 
 export type UserCreateOrConnectWithoutAccountTokensInput = {
@@ -660,6 +694,7 @@ export type UserUpdateWithoutAccountTokensInput = {
   comments?: Prisma.CommentUpdateManyWithoutAuthorNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
 }
 
 export type UserUncheckedUpdateWithoutAccountTokensInput = {
@@ -676,6 +711,7 @@ export type UserUncheckedUpdateWithoutAccountTokensInput = {
   comments?: Prisma.CommentUncheckedUpdateManyWithoutAuthorNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
 }
 
 export type UserCreateWithoutSessionsInput = {
@@ -692,6 +728,7 @@ export type UserCreateWithoutSessionsInput = {
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
 }
 
 export type UserUncheckedCreateWithoutSessionsInput = {
@@ -708,6 +745,7 @@ export type UserUncheckedCreateWithoutSessionsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
 }
 
 export type UserCreateOrConnectWithoutSessionsInput = {
@@ -740,6 +778,7 @@ export type UserUpdateWithoutSessionsInput = {
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
 }
 
 export type UserUncheckedUpdateWithoutSessionsInput = {
@@ -756,6 +795,7 @@ export type UserUncheckedUpdateWithoutSessionsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
 }
 
 export type UserCreateWithoutPostsInput = {
@@ -772,6 +812,7 @@ export type UserCreateWithoutPostsInput = {
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
 }
 
 export type UserUncheckedCreateWithoutPostsInput = {
@@ -788,6 +829,7 @@ export type UserUncheckedCreateWithoutPostsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
 }
 
 export type UserCreateOrConnectWithoutPostsInput = {
@@ -820,6 +862,7 @@ export type UserUpdateWithoutPostsInput = {
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
 }
 
 export type UserUncheckedUpdateWithoutPostsInput = {
@@ -836,6 +879,7 @@ export type UserUncheckedUpdateWithoutPostsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
 }
 
 export type UserCreateWithoutCommentsInput = {
@@ -852,6 +896,7 @@ export type UserCreateWithoutCommentsInput = {
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
 }
 
 export type UserUncheckedCreateWithoutCommentsInput = {
@@ -868,6 +913,7 @@ export type UserUncheckedCreateWithoutCommentsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
 }
 
 export type UserCreateOrConnectWithoutCommentsInput = {
@@ -900,6 +946,7 @@ export type UserUpdateWithoutCommentsInput = {
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
 }
 
 export type UserUncheckedUpdateWithoutCommentsInput = {
@@ -916,6 +963,7 @@ export type UserUncheckedUpdateWithoutCommentsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
 }
 
 export type UserCreateWithoutMediaInput = {
@@ -932,6 +980,7 @@ export type UserCreateWithoutMediaInput = {
   comments?: Prisma.CommentCreateNestedManyWithoutAuthorInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
 }
 
 export type UserUncheckedCreateWithoutMediaInput = {
@@ -948,6 +997,7 @@ export type UserUncheckedCreateWithoutMediaInput = {
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutAuthorInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
 }
 
 export type UserCreateOrConnectWithoutMediaInput = {
@@ -980,6 +1030,7 @@ export type UserUpdateWithoutMediaInput = {
   comments?: Prisma.CommentUpdateManyWithoutAuthorNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
 }
 
 export type UserUncheckedUpdateWithoutMediaInput = {
@@ -996,6 +1047,91 @@ export type UserUncheckedUpdateWithoutMediaInput = {
   comments?: Prisma.CommentUncheckedUpdateManyWithoutAuthorNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
+}
+
+export type UserCreateWithoutRevisionsInput = {
+  id?: string
+  email: string
+  name: string
+  passwordHash: string
+  role?: $Enums.Role
+  emailVerified?: boolean
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
+  posts?: Prisma.PostCreateNestedManyWithoutAuthorInput
+  comments?: Prisma.CommentCreateNestedManyWithoutAuthorInput
+  accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
+  media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+}
+
+export type UserUncheckedCreateWithoutRevisionsInput = {
+  id?: string
+  email: string
+  name: string
+  passwordHash: string
+  role?: $Enums.Role
+  emailVerified?: boolean
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
+  posts?: Prisma.PostUncheckedCreateNestedManyWithoutAuthorInput
+  comments?: Prisma.CommentUncheckedCreateNestedManyWithoutAuthorInput
+  accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+}
+
+export type UserCreateOrConnectWithoutRevisionsInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutRevisionsInput, Prisma.UserUncheckedCreateWithoutRevisionsInput>
+}
+
+export type UserUpsertWithoutRevisionsInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutRevisionsInput, Prisma.UserUncheckedUpdateWithoutRevisionsInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutRevisionsInput, Prisma.UserUncheckedCreateWithoutRevisionsInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutRevisionsInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutRevisionsInput, Prisma.UserUncheckedUpdateWithoutRevisionsInput>
+}
+
+export type UserUpdateWithoutRevisionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
+  emailVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
+  posts?: Prisma.PostUpdateManyWithoutAuthorNestedInput
+  comments?: Prisma.CommentUpdateManyWithoutAuthorNestedInput
+  accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
+  media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+}
+
+export type UserUncheckedUpdateWithoutRevisionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
+  emailVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
+  posts?: Prisma.PostUncheckedUpdateManyWithoutAuthorNestedInput
+  comments?: Prisma.CommentUncheckedUpdateManyWithoutAuthorNestedInput
+  accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
 }
 
 
@@ -1010,6 +1146,7 @@ export type UserCountOutputType = {
   accountTokens: number
   apiTokens: number
   media: number
+  revisions: number
 }
 
 export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1019,6 +1156,7 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   accountTokens?: boolean | UserCountOutputTypeCountAccountTokensArgs
   apiTokens?: boolean | UserCountOutputTypeCountApiTokensArgs
   media?: boolean | UserCountOutputTypeCountMediaArgs
+  revisions?: boolean | UserCountOutputTypeCountRevisionsArgs
 }
 
 /**
@@ -1073,6 +1211,13 @@ export type UserCountOutputTypeCountMediaArgs<ExtArgs extends runtime.Types.Exte
   where?: Prisma.MediaWhereInput
 }
 
+/**
+ * UserCountOutputType without action
+ */
+export type UserCountOutputTypeCountRevisionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PostRevisionWhereInput
+}
+
 
 export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1089,6 +1234,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   accountTokens?: boolean | Prisma.User$accountTokensArgs<ExtArgs>
   apiTokens?: boolean | Prisma.User$apiTokensArgs<ExtArgs>
   media?: boolean | Prisma.User$mediaArgs<ExtArgs>
+  revisions?: boolean | Prisma.User$revisionsArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
 
@@ -1133,6 +1279,7 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   accountTokens?: boolean | Prisma.User$accountTokensArgs<ExtArgs>
   apiTokens?: boolean | Prisma.User$apiTokensArgs<ExtArgs>
   media?: boolean | Prisma.User$mediaArgs<ExtArgs>
+  revisions?: boolean | Prisma.User$revisionsArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type UserIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1147,6 +1294,10 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     accountTokens: Prisma.$AccountTokenPayload<ExtArgs>[]
     apiTokens: Prisma.$ApiTokenPayload<ExtArgs>[]
     media: Prisma.$MediaPayload<ExtArgs>[]
+    /**
+     * The revisions of posts this user made (an admin's of others' posts too).
+     */
+    revisions: Prisma.$PostRevisionPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1563,6 +1714,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   accountTokens<T extends Prisma.User$accountTokensArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$accountTokensArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AccountTokenPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   apiTokens<T extends Prisma.User$apiTokensArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$apiTokensArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiTokenPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   media<T extends Prisma.User$mediaArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$mediaArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  revisions<T extends Prisma.User$revisionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$revisionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostRevisionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2134,6 +2286,30 @@ export type User$mediaArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   distinct?: Prisma.MediaScalarFieldEnum | Prisma.MediaScalarFieldEnum[]
+}
+
+/**
+ * User.revisions
+ */
+export type User$revisionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PostRevision
+   */
+  select?: Prisma.PostRevisionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PostRevision
+   */
+  omit?: Prisma.PostRevisionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PostRevisionInclude<ExtArgs> | null
+  where?: Prisma.PostRevisionWhereInput
+  orderBy?: Prisma.PostRevisionOrderByWithRelationInput | Prisma.PostRevisionOrderByWithRelationInput[]
+  cursor?: Prisma.PostRevisionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PostRevisionScalarFieldEnum | Prisma.PostRevisionScalarFieldEnum[]
 }
 
 /**
