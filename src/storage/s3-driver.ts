@@ -68,8 +68,9 @@ function stallBounded(body: Readable, timeoutMs: number): Readable {
   return out
 }
 
-export function makeS3Driver(settings: S3Settings, timeoutMs: number): S3Driver {
-  const client = new S3Client({
+/** The SDK's client for the settings, every socket bounded by `timeoutMs`. */
+function s3Client(settings: S3Settings, timeoutMs: number) {
+  return new S3Client({
     region: settings.region,
     ...(settings.endpoint === null ? {} : { endpoint: settings.endpoint }),
     forcePathStyle: settings.forcePathStyle,
@@ -80,10 +81,12 @@ export function makeS3Driver(settings: S3Settings, timeoutMs: number): S3Driver 
     // A socket idle this long is given up, which also bounds a body that stops arriving mid-read.
     requestHandler: { connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
   })
-  const objectKey = (key: string) => `${settings.prefix}${key}`
+}
 
-  /** Runs one call, aborted after timeoutMs; any failure becomes StorageUnavailableError. */
-  async function bounded<T>(operation: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/** Runs one call, aborted after timeoutMs; any failure becomes StorageUnavailableError. */
+const boundedBy =
+  (timeoutMs: number) =>
+  async <T>(operation: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
     try {
@@ -95,6 +98,12 @@ export function makeS3Driver(settings: S3Settings, timeoutMs: number): S3Driver 
       clearTimeout(timer)
     }
   }
+
+export function makeS3Driver(settings: S3Settings, timeoutMs: number): S3Driver {
+  const client = s3Client(settings, timeoutMs)
+  const objectKey = (key: string) => `${settings.prefix}${key}`
+
+  const bounded = boundedBy(timeoutMs)
 
   async function getObject(key: string) {
     try {
