@@ -11,6 +11,8 @@
 //   BENCH_PROBE_TIMEOUT_MS (2000), BENCH_DRAIN_PERIOD_MS (2000; 0: the public port closes at
 //   SIGTERM, as before the drain);
 //   DATABASE_URL: the PostgreSQL server to make the scratch database on (127.0.0.1:5432 by default).
+// The instances run with the write budget lifted (BENCH_WRITE_BUDGET) and comment moderation and
+// flood control off (BENCH_COMMENTS, scripts/bench/seed.ts): each client comments every few requests.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { startBalancer } from './bench/balancer.ts'
 import { scratchPostgres } from './bench/database.ts'
 import { replace, startInstance, stopAll, type Instance, type Restart } from './bench/fleet.ts'
-import { BENCH_WRITE_BUDGET } from './bench/seed.ts'
+import { BENCH_COMMENTS, BENCH_WRITE_BUDGET } from './bench/seed.ts'
 import { signUp, startLoad } from './bench/shutdown-load.ts'
 
 const started = Date.now()
@@ -55,6 +57,8 @@ const env = {
   BCRYPT_COST: '4',
   // Each connection's user writes a fifth of its requests, far past a person's write budget.
   ...BENCH_WRITE_BUDGET,
+  // Its createComment loops comment far more often than every 15 s, as new accounts (BENCH_COMMENTS).
+  ...BENCH_COMMENTS,
 }
 const live: Instance[] = []
 let exitCode: number

@@ -38,6 +38,8 @@
 // The server runs with each account's write budget lifted (BENCH_WRITE_BUDGET, scripts/bench/seed.ts):
 // the seed, the webhook bursts, the render flood, the list abuse and the abusers write far more
 // than 120 a minute from one account. Still counted: every write pays the budget's one upsert.
+// And with comment moderation and flood control off (BENCH_COMMENTS, same file): the webhook
+// bursts' writers comment as new accounts far more often than every 15 s, and count comment.created.
 // Results are printed and written to bench-results/.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
@@ -58,7 +60,7 @@ import {
 } from './bench/render-flood.ts'
 import { startPeer, type Peer } from './bench/peers.ts'
 import { cachedFigures, readPaths, startBytesPeer, uncachedFigures } from './bench/read-figures.ts'
-import { BENCH_ADMIN, BENCH_WRITE_BUDGET, seed } from './bench/seed.ts'
+import { BENCH_ADMIN, BENCH_COMMENTS, BENCH_WRITE_BUDGET, seed } from './bench/seed.ts'
 import { startServer, type RunningServer } from './bench/server.ts'
 import { openSqlCounter, type SqlCounter } from './bench/sql-count.ts'
 import {
@@ -124,6 +126,8 @@ const env = {
   DATABASE_POOL_MAX: String(POOL_MAX),
   ...TOKEN_BENCH_ENV,
   ...BENCH_WRITE_BUDGET,
+  // Every comment published at once, none refused for flooding: the webhook bursts count comment.created.
+  ...BENCH_COMMENTS,
 }
 
 const figures: Figure[] = []

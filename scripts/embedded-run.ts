@@ -42,6 +42,12 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
     'test/auth/accounts/delete-account.test.ts',
     'test/auth/accounts/delete-account-race.test.ts',
     'test/content/comments/count.test.ts',
+    // The flood check: pg_advisory_xact_lock(hashtextextended(...)) per author in the comment's
+    // transaction and the seconds left in float8 from clock_timestamp(); a concurrent burst from one
+    // account queues on the one connection, and the second must still see the first. The
+    // duplicate check by (post_id, author_id, body_hash). (Its burst to two instances goes to the
+    // one instance here.)
+    'test/content/comments/flood.test.ts',
     'test/content/posts/category-race.test.ts',
     'test/webhooks/transactions.test.ts',
     // The live-token limit under the owner's row lock; lastUsedAt written once by a burst.
@@ -92,6 +98,14 @@ export const EMBEDDED_RUN: Record<string, string[]> = {
     'test/content/revisions/revisions.test.ts',
     'test/content/revisions/retention.test.ts',
     'test/content/revisions/images.test.ts',
+    // Moderation's SQL: the "CommentStatus" enum cast in the insert's CTE and in status changes
+    // (status::text read back), the `announced` flag, the count moved by raw updates, the queue's
+    // keyset pages on (status, created_at, id) in both directions; what lists, counts and the feed
+    // show of held comments.
+    'test/content/comments/moderation.test.ts',
+    // An edit's status judged again under the post's and the comment's row locks (raw select for
+    // update, enum read as text), the count moved with it, the duplicate check excluding itself.
+    'test/content/comments/edits.test.ts',
   ],
   'every operation': [
     'test/client/comments-categories.test.ts',

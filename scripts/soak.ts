@@ -3,13 +3,15 @@
 // src/server.ts as its own process on loopback; reports errors (expected: none) and the server's
 // memory — RSS from /proc, heap from its own /metrics — after warm-up and at the end (expected: flat).
 // Bounded: stops by itself after SOAK_SECONDS (180). SOAK_CONNECTIONS (8); DATABASE_URL as for the server.
+// The server runs with the write budget lifted (BENCH_WRITE_BUDGET) and comment moderation and
+// flood control off (BENCH_COMMENTS, scripts/bench/seed.ts): each client writes, and comments, at full speed.
 import { readFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Agent, request } from 'node:http'
 import { multipartBody, solidImage } from '../test/helpers/images.ts'
 import { startServer } from '../test/helpers/server-process.ts'
-import { BENCH_WRITE_BUDGET } from './bench/seed.ts'
+import { BENCH_COMMENTS, BENCH_WRITE_BUDGET } from './bench/seed.ts'
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 180)
 const connections = Number(process.env.SOAK_CONNECTIONS ?? 8)
@@ -29,6 +31,8 @@ const server = await startServer({
   UPLOAD_RATE_PER_USER: '100000',
   // Each client writes, edits and deletes at full speed: more than a person's write budget.
   ...BENCH_WRITE_BUDGET,
+  // Each client comments every few steps as a new account: neither held nor refused (BENCH_COMMENTS).
+  ...BENCH_COMMENTS,
 })
 const { port } = new URL(server.url)
 const agent = new Agent({ keepAlive: true, maxSockets: connections })

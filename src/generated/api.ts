@@ -116,9 +116,18 @@ export interface paths {
          *     `403 FORBIDDEN` (admins included: they may delete, not reword). A comment
          *     on a post the caller cannot see is `404 COMMENT_NOT_FOUND`, and so is a
          *     comment that is not `published` to anyone but its author, the post's author
-         *     and admins. An edit keeps the comment's `status`. On a post whose comments
-         *     are closed (`commentsOpen: false`) comments can no longer be edited:
-         *     `409 COMMENTS_CLOSED`.
+         *     and admins. On a post whose comments are closed (`commentsOpen: false`)
+         *     comments can no longer be edited: `409 COMMENTS_CLOSED`.
+         *
+         *     The new text meets the rules a new comment's text meets (see `createComment`):
+         *     the same body as another comment of the caller's on the post, answering the
+         *     same comment (or top-level both), is `409 DUPLICATE_COMMENT`; and a `published`
+         *     comment is judged again as a new comment by its author would be: with more
+         *     links than `COMMENT_MAX_LINKS`, or under `COMMENT_MODERATION=all`, it goes back
+         *     to `pending` (answered with that `status`, out of `commentCount` and of what
+         *     others see, `comment.moderated` sent) until an admin approves it again. A
+         *     comment in any other status keeps it. Admins' comments, and a post's author's
+         *     on their own post, are never held.
          */
         patch: operations["updateComment"];
         trace?: never;
@@ -1587,7 +1596,7 @@ export interface webhooks {
         put?: never;
         /**
          * A comment was moderated
-         * @description A comment's `status` was changed (`moderateComment`): approved, hidden, shown again, marked or unmarked as spam; `data` is the comment in its new status. Sent to every active endpoint listening for `comment.moderated`, signed per Standard
+         * @description A comment's `status` was changed (`moderateComment`): approved, hidden, shown again, marked or unmarked as spam; or an edit (`updateComment`) sent a published comment back to `pending`. `data` is the comment in its new status. Sent to every active endpoint listening for `comment.moderated`, signed per Standard
          *     Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the event is
          *     enqueued in the transaction of the change, so it is sent exactly when the change is
          *     committed. Answer `2xx` within 5 seconds; any other answer is retried (see
@@ -3234,7 +3243,7 @@ export interface components {
          *     - `POST_NOT_PUBLISHED` (`createComment`): comments need a published post.
          *     - `COMMENTS_CLOSED` (`createComment`, `updateComment`): the post's comments are closed
          *       (`commentsOpen: false`).
-         *     - `DUPLICATE_COMMENT` (`createComment`): the caller wrote the same body on this post
+         *     - `DUPLICATE_COMMENT` (`createComment`, `updateComment`): the caller wrote the same body on this post
          *       already, answering the same comment (or top-level both times); compared with
          *       white space runs collapsed and the ends trimmed.
          *     - `POST_SLUG_TAKEN` (`createPost`, `updatePost`): the `slug` sent leads to another published post, or is another post's of the same author.
@@ -4017,6 +4026,8 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4030,7 +4041,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };

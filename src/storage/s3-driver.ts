@@ -91,12 +91,9 @@ function boundedBy(timeoutMs: number, record?: (ok: boolean) => void) {
   }
 }
 
-/**
- * `record` hears the outcome of every call (storage-health.ts): true when the store answered (a
- * missing key included), false when it failed or passed `timeoutMs`.
- */
-export function makeS3Driver(settings: S3Settings, timeoutMs: number, record?: (ok: boolean) => void): S3Driver {
-  const client = new S3Client({
+/** The SDK's client for the settings, every socket bounded by `timeoutMs`. */
+function s3Client(settings: S3Settings, timeoutMs: number) {
+  return new S3Client({
     region: settings.region,
     ...(settings.endpoint === null ? {} : { endpoint: settings.endpoint }),
     forcePathStyle: settings.forcePathStyle,
@@ -107,8 +104,15 @@ export function makeS3Driver(settings: S3Settings, timeoutMs: number, record?: (
     // A socket idle this long is given up.
     requestHandler: { connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
   })
-  const objectKey = (key: string) => `${settings.prefix}${key}`
+}
 
+/**
+ * `record` hears the outcome of every call (storage-health.ts): true when the store answered (a
+ * missing key included), false when it failed or passed `timeoutMs`.
+ */
+export function makeS3Driver(settings: S3Settings, timeoutMs: number, record?: (ok: boolean) => void): S3Driver {
+  const client = s3Client(settings, timeoutMs)
+  const objectKey = (key: string) => `${settings.prefix}${key}`
   const bounded = boundedBy(timeoutMs, record)
 
   async function getObject(key: string) {

@@ -54,6 +54,8 @@ const NOT_REPLAYED: Record<string, string> = {
   'Conflict.webhookLimitReached': 'needs 20 endpoints; compared with this example in test/webhooks/endpoints.test.ts',
   'Conflict.apiTokenLimitReached': 'needs 20 tokens; compared with this example in test/auth/api-tokens/bounds.test.ts',
   'Unauthorized.apiTokenExpired': 'needs a token past its expiry; compared in test/auth/api-tokens/bounds.test.ts',
+  'TooManyWrites.writeBudgetSpent':
+    'names the seconds left in the window, which depend on the clock (test/http/limits/write-budget.test.ts)',
   'Conflict.mediaInUse': 'names the ids of posts made here; its shape is checked in test/content/media/delete.test.ts',
   'PayloadTooLarge.mediaQuotaExceeded':
     'names the bytes of renditions encoded here; its shape is checked in test/content/media/quota.test.ts',
@@ -227,6 +229,53 @@ t.test('every error example in the spec is what the service answers', async (t) 
       errorOf({ method: 'DELETE', url: `/categories/${defaultCategory.id}`, headers: admin.auth }),
     'Conflict.postNotPublished': () =>
       errorOf({ method: 'POST', url: `/posts/${draft.id}/comments`, headers: user.auth, payload: { body: 'First!' } }),
+    'Conflict.commentsClosed': async () => {
+      const closed = await createPost(app, user, { status: 'published', commentsOpen: false })
+      return errorOf({
+        method: 'POST',
+        url: `/posts/${closed.id}/comments`,
+        headers: admin.auth,
+        payload: { body: 'Hi' },
+      })
+    },
+    'Conflict.duplicateComment': async () => {
+      const { body } = await createComment(app, admin, published.id)
+      return errorOf({ method: 'POST', url: `/posts/${published.id}/comments`, headers: admin.auth, payload: { body } })
+    },
+    // The interval is 9 s: a second comment within the same second is told 9 (ceil of what is left).
+    'TooManyRequests.commentFlood': async () => {
+      const flooded = await build(t, { COMMENT_MIN_INTERVAL_SECONDS: '9' })
+      const [author, writer] = [await registerUser(flooded), await registerUser(flooded)]
+      const post = await createPost(flooded, author, { status: 'published' })
+      await createComment(flooded, writer, post.id)
+      return (
+        await flooded.inject({
+          method: 'POST',
+          url: `/posts/${post.id}/comments`,
+          headers: writer.auth,
+          payload: { body: 'And another thing.' },
+        })
+      ).json().error as ErrorBody
+    },
+    'Forbidden.notModerator': async () => {
+      const { id } = await createComment(app, admin, published.id)
+      const stranger = await registerUser(app)
+      return errorOf({
+        method: 'PATCH',
+        url: `/comments/${id}/status`,
+        headers: stranger.auth,
+        payload: { status: 'hidden' },
+      })
+    },
+    'Forbidden.authorMayOnlyHide': async () => {
+      const { id } = await createComment(app, admin, published.id)
+      return errorOf({
+        method: 'PATCH',
+        url: `/comments/${id}/status`,
+        headers: user.auth,
+        payload: { status: 'spam' },
+      })
+    },
     'Conflict.postSlugTaken': () =>
       errorOf({
         method: 'PATCH',

@@ -47,6 +47,21 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
       ),
     ),
   ])
+  // Comments in each status besides published, for the moderation operations to find and change
+  // (listCommentsForModeration's queue, moderateComment's transitions): other's, on the author's post.
+  const held = await Promise.all(
+    (['pending', 'hidden', 'spam'] as const).map(async (status) => {
+      const { id } = await createComment(app, other, published.id)
+      const set = await app.inject({
+        method: 'PATCH',
+        url: `/comments/${id}/status`,
+        headers: admin.auth,
+        payload: { status },
+      })
+      if (set.statusCode !== 200) throw new Error(`moderateComment: ${set.statusCode} ${set.body}`)
+      return id
+    }),
+  )
   const [reply, categories, ...cursors] = await Promise.all([
     createComment(app, author, published.id, { parentId: comment.id }),
     app
@@ -58,6 +73,7 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
     nextCursor(app, `/posts/${published.id}/comments?limit=1`),
     nextCursor(app, '/media?limit=1', admin.auth),
     nextCursor(app, `/posts/${published.id}/revisions?limit=1`, admin.auth),
+    nextCursor(app, `/comments?postId=${published.id}&status=published&limit=1`, admin.auth),
   ])
   // Revisions of the author's posts and of another's: the fuzzer restores and reads them.
   const revisionIds = await Promise.all(
@@ -82,7 +98,7 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
     accounts: { author, other, admin },
     hints: {
       PostId: postIds,
-      CommentId: [comment.id, reply.id],
+      CommentId: [comment.id, reply.id, ...held],
       CategoryId: categoryIds,
       UserId: accounts.map((account) => account.id),
       ImageKey: [...imageKeys, ...media.map((item) => item.url.slice('/images/'.length))],
@@ -93,6 +109,9 @@ export async function makeFixtures(app: FastifyInstance, images: Buffer[]): Prom
       categoryIds,
       parentId: [comment.id, reply.id],
       author: accounts.map((account) => account.id),
+      // listCommentsForModeration's filters.
+      postId: postIds,
+      authorId: accounts.map((account) => account.id),
       category: [category.slug, ...categories.slice(0, 5).map((entry) => entry.slug), ...categoryIds],
       cursor: cursors.flat(),
       email: accounts.map((account) => account.email),

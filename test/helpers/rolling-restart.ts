@@ -61,7 +61,8 @@ export async function fleetOf(t: Test, ports: number[], env: Record<string, stri
 export interface LoadRequest {
   path: string
   headers?: Record<string, string>
-  body?: object
+  /** The JSON body, or one made for each request from its x-request-id (a write that must differ each time). */
+  body?: object | ((id: string) => object)
 }
 
 export interface Failure {
@@ -124,7 +125,7 @@ export async function rollingRestartUnderLoad(
         const answer = await send(path, {
           method: writing ? 'POST' : 'GET',
           headers: { ...headers, 'x-request-id': id },
-          body,
+          body: typeof body === 'function' ? body(id) : body,
         })
         outcome = answer.status === (writing ? 201 : 200) ? 'ok' : `${answer.status} ${answer.text.slice(0, 200)}`
       } catch (error) {

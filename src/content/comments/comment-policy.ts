@@ -1,7 +1,10 @@
 // The rules that decide, from a comment's text and its author, whether it waits for approval, and
 // the fingerprint the duplicate check compares. Pure: the store applies them under its locks.
 import { createHash } from 'node:crypto'
-import type { CommentStatus } from '../../generated/prisma/enums.ts'
+import type { components } from '../../generated/api.ts'
+
+/** The spec's statuses, the database enum's values: services stay off Prisma's types. */
+type CommentStatus = components['schemas']['CommentStatus']
 
 export type CommentModeration = 'off' | 'first-time' | 'all'
 

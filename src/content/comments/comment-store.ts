@@ -91,6 +91,44 @@ async function insertCounted(tx: Tx, data: NewComment, status: CommentStatus): P
 export const addToCount = (tx: Tx, postId: string, delta: number) =>
   tx.post.update({ where: { id: postId }, data: { commentCount: { increment: delta } }, select: { id: true } })
 
+/** What an edit is answered with: the comment, its status before; 'duplicate'; null when it went meanwhile. */
+type Edited = { comment: CommentRecord; from: CommentStatus } | 'duplicate' | null
+type EditArgs = [
+  id: string,
+  postId: string,
+  text: { body: string; bodyHash: string },
+  judge: (from: CommentStatus) => Promise<CommentStatus>,
+  held: (comment: CommentRecord, sql: TransactionSql) => Promise<void>,
+]
+
+/**
+ * Rewords the comment under its post's lock, then its own: 'duplicate' when another comment of its
+ * author's on the post, answering the same comment, has the same fingerprint; null when the comment
+ * went meanwhile. `judge` gives its status from the status as locked (an edit may hold a published
+ * comment again); the count moves with it, and `held` runs in the transaction when the status
+ * changed (webhook events).
+ */
+function editComment(prisma: PrismaClient, ...[id, postId, text, judge, held]: EditArgs): Promise<Edited> {
+  return prisma.$transaction(async (tx): Promise<Edited> => {
+    if ((await lockPost(tx, postId)) === null) return null
+    const [locked] = await tx.$queryRaw<{ status: CommentStatus; authorId: string; parentId: string | null }[]>`
+      select status::text as status, author_id::text as "authorId", parent_id::text as "parentId"
+      from comments where id = ${id}::uuid for update`
+    if (locked === undefined) return null
+    const twin = await tx.comment.findFirst({
+      where: { postId, authorId: locked.authorId, bodyHash: text.bodyHash, parentId: locked.parentId, id: { not: id } },
+      select: { id: true },
+    })
+    if (twin !== null) return 'duplicate'
+    const status = await judge(locked.status)
+    const comment = await tx.comment.update({ where: { id }, data: { ...text, status }, include: commentInclude })
+    const delta = (status === 'published' ? 1 : 0) - (locked.status === 'published' ? 1 : 0)
+    if (delta !== 0) await addToCount(tx, postId, delta)
+    if (status !== locked.status) await held(comment, sqlIn(tx))
+    return { comment, from: locked.status }
+  })
+}
+
 export function makeCommentStore(prisma: PrismaClient) {
   return {
     /**
@@ -174,8 +212,8 @@ export function makeCommentStore(prisma: PrismaClient) {
         return comment
       }),
 
-    update: (id: string, body: string, hash: string) =>
-      prisma.comment.update({ where: { id }, data: { body, bodyHash: hash }, include: commentInclude }),
+    /** Rewords the comment (see `editComment`). */
+    edit: (...args: EditArgs) => editComment(prisma, ...args),
 
     /**
      * Deletes the comment and its replies; how many rows went (0 when it was already gone). The

@@ -2,7 +2,6 @@
 // exact; who must wait for approval (comment-policy.ts), closed posts and flood control.
 import type { components } from '../../generated/api.ts'
 import type { Wire } from '../../wire.ts'
-import { isMissingRecord } from '../../db/errors.ts'
 import { ApiError, notFound, refuseBlank } from '../../errors/api-error.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../../cursor.ts'
 import type { Principal } from '../../auth/principal.ts'
@@ -150,18 +149,35 @@ export function makeCommentService({ store, posts, changes, events, pageMaxBytes
       return toComment(created)
     },
 
-    /** Its author only, and not on a closed post: closing freezes the discussion. */
+    /**
+     * Its author only, and not on a closed post: closing freezes the discussion. The new text meets
+     * the rules a new comment's does: the same text twice on the post is 409, and a published
+     * comment is judged again as a new one by its author would be (too many links, or
+     * COMMENT_MODERATION=all: back to pending, out of the count, comment.moderated sent), so that an
+     * approved author cannot edit links into a published comment. A comment not published stays as it is.
+     */
     async update(principal: Principal, id: string, input: { body: string }): Promise<Comment> {
       refuseBlank(input.body, '/body/body')
       const comment = await findVisible(principal, id)
       if (!canEditComment(principal, comment)) throw forbidden('Only the author of a comment may edit it.')
       if (!comment.post.commentsOpen) throw commentsClosed()
-      try {
-        return toComment(await store.update(id, input.body, bodyHash(input.body)))
-      } catch (error) {
-        if (isMissingRecord(error)) throw commentNotFound()
-        throw error
-      }
+      const trusted = principal.role === 'admin' || comment.post.authorId === principal.userId
+      const tooManyLinks = countLinks(input.body) > policy.maxLinks
+      const edited = await store.edit(
+        id,
+        comment.postId,
+        { body: input.body, bodyHash: bodyHash(input.body) },
+        // The author has a published comment: this one. Only what the text decides can hold it.
+        async (from) =>
+          from === 'published'
+            ? initialStatus(policy.moderation, tooManyLinks, { trusted, hasPublished: async () => true })
+            : from,
+        (held, sql) => events.emit(sql, 'comment.moderated', toComment(held)),
+      )
+      if (edited === null) throw commentNotFound()
+      if (edited === 'duplicate') throw duplicate()
+      if (edited.from !== edited.comment.status) await changes.changed({ postId: comment.postId })
+      return toComment(edited.comment)
     },
 
     /** A top-level comment takes its replies with it; closed posts too (authors may take back their words). */

@@ -4,7 +4,6 @@
 // tells the caches, and sends comment.moderated (and comment.created the first time it is published)
 // in its transaction.
 import type { components } from '../../generated/api.ts'
-import type { CommentStatus } from '../../generated/prisma/enums.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../../cursor.ts'
 import type { Principal } from '../../auth/principal.ts'
 import type { CommentStore } from './comment-store.ts'
@@ -12,6 +11,9 @@ import type { CommentModerationStore } from './comment-moderation-store.ts'
 import type { PostChanges } from '../posts/post-changes.ts'
 import type { WebhookEvents } from '../../webhooks/webhook-events.ts'
 import { commentNotFound, existsFor, forbidden, toComment } from './comments.ts'
+
+/** The spec's statuses, the database enum's values: services stay off Prisma's types. */
+type CommentStatus = components['schemas']['CommentStatus']
 
 type Comment = components['schemas']['PostComment']
 

@@ -85,6 +85,31 @@ t.test('deleting an account takes its sessions, posts and comments; caches forge
   t.not(again.id, leaver.id, 'the address may register again, as a new account')
 })
 
+t.test('deleting an account lowers commentCount by its published comments only', async (t) => {
+  const app = await build(t)
+  const [leaver, other, admin] = [await registerUser(app, 'leaver'), await registerUser(app), await registerAdmin(app)]
+  const moderate = async (id: string, status: string) =>
+    t.equal(
+      (await app.inject({ method: 'PATCH', url: `/comments/${id}/status`, headers: admin.auth, payload: { status } }))
+        .statusCode,
+      200,
+      `marked ${status}`,
+    )
+  const post = await createPost(app, other, { status: 'published' })
+  const counted = await createComment(app, leaver, post.id)
+  // A reply of someone else's, hidden: it goes with the leaver's comment but was never counted.
+  await moderate((await createComment(app, other, post.id, { parentId: counted.id })).id, 'hidden')
+  for (const status of ['pending', 'hidden', 'spam'])
+    await moderate((await createComment(app, leaver, post.id)).id, status)
+  await createComment(app, other, post.id)
+  t.same(await commentCounts(app, post.id), { stored: 2, actual: 2 }, 'two published: one of each')
+
+  t.equal((await deleteAccount(app, leaver)).statusCode, 204)
+  t.equal(await app.services.database.prisma.comment.count({ where: { authorId: leaver.id } }), 0, 'all five went')
+  t.same(await commentCounts(app, post.id), { stored: 1, actual: 1 }, 'the count lost the one published, no more')
+  t.equal((await getPost(app, post.id)).json().data.commentCount, 1, 'and so does the post')
+})
+
 t.test('a wrong current password deletes nothing and counts against the login allowance', async (t) => {
   const app = await build(t, { LOGIN_LIMIT_PER_ACCOUNT_ADDRESS: '2', LOGIN_LIMIT_PER_ACCOUNT: '100' })
   const user = await registerUser(app)
