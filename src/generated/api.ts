@@ -1019,7 +1019,9 @@ export interface paths {
          *     **Moderation.** The comment is answered with its `status`: `published`, or
          *     `pending` when it waits for an admin's approval (`moderateComment`), which
          *     happens when the service's policy (`COMMENT_MODERATION`) is `all`, or
-         *     `first-time` (the default) and the caller has no published comment yet, or
+         *     `first-time` (the default) and the caller has no approved comment yet (one
+         *     `published` on somebody else's post; comments on their own posts do not
+         *     count), or
          *     when its body holds more links than `COMMENT_MAX_LINKS` (2 by default). A link
          *     is each occurrence of `http://`, `https://` or `www.` in any case, where
          *     `https://www.` counts once. Admins' comments, and a post's author's comments

@@ -26,9 +26,15 @@ export function countLinks(text: string): number {
 export const bodyHash = (body: string) => createHash('sha256').update(body.trim().replace(/\s+/g, ' ')).digest('hex')
 
 export interface Author {
-  /** Admins, and a post's author on their own post: never held. */
+  /**
+   * Admins, and a post's author on their own post: never held, by any rule (links and `all` too):
+   * the author can put the same links in the post's body, which nobody moderates.
+   */
   trusted: boolean
-  /** Whether the author has a published comment (asked only when the policy needs it). */
+  /**
+   * Whether the author has an approved comment: published on somebody else's post (asked only when
+   * the policy needs it). Their own comments on their own posts do not count.
+   */
   hasPublished: () => Promise<boolean>
 }
 

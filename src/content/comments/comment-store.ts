@@ -42,6 +42,20 @@ async function floodWait(tx: Tx, authorId: string, minIntervalSeconds: number): 
   return Math.max(0, row?.wait ?? 0)
 }
 
+/**
+ * Whether the author has an approved comment: one published on somebody else's post, at once under
+ * the policy or approved by an admin. Comments on their own posts are published at once (a post's
+ * author is trusted there) and approve nothing. Stops at the first one found, walking the author's
+ * comments newest first by the (author_id, created_at desc) index.
+ */
+async function hasApproved(tx: Tx, authorId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<unknown[]>`
+    select 1 from comments c join posts p on p.id = c.post_id
+    where c.author_id = ${authorId}::uuid and c.status = 'published' and p.author_id <> c.author_id
+    limit 1`
+  return rows.length > 0
+}
+
 /** The row the insert below returns, with its author's name. */
 type InsertedComment = Comment & { authorName: string }
 
@@ -164,11 +178,7 @@ export function makeCommentStore(prisma: PrismaClient) {
           const retryAfter = await floodWait(tx, data.authorId, rules.minIntervalSeconds)
           if (retryAfter > 0) return { retryAfter }
         }
-        const hasPublished = async () =>
-          (await tx.comment.findFirst({
-            where: { authorId: data.authorId, status: 'published' },
-            select: { id: true },
-          })) !== null
+        const hasPublished = () => hasApproved(tx, data.authorId)
         const comment = await insertCounted(tx, data, await rules.status(post, hasPublished))
         await added(comment, sqlIn(tx))
         return comment

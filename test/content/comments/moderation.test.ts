@@ -100,6 +100,22 @@ t.test(
   },
 )
 
+t.test('first-time: comments on their own post are published but do not make a user approved', async (t) => {
+  const { app, admin, author, postId } = await moderatedApp(t)
+  const newcomer = await registerUser(app, 'newcomer')
+  const own = (await createPostRecord(app, { author: newcomer })).id
+  const mine = await post(app, newcomer, own, 'Welcome to my post, readers.')
+  t.equal(mine.json().data.status, 'published', "a post's author is not held on their own post")
+  const elsewhere = await post(app, newcomer, postId, 'Hello from a newcomer.')
+  t.equal(elsewhere.json().data.status, 'pending', 'that comment is not an approved one: held elsewhere')
+  t.equal((await moderate(app, admin, elsewhere.json().data.id, 'published')).statusCode, 200)
+  const next = await post(app, newcomer, postId, 'Trusted now.')
+  t.equal(next.json().data.status, 'published', "approved by an admin on somebody else's post: trusted")
+  const reader = await registerUser(app)
+  t.equal((await post(app, reader, own, 'First on it.')).json().data.status, 'pending')
+  t.equal((await post(app, author, own, 'An author elsewhere.')).json().data.status, 'pending')
+})
+
 t.test('policy: all holds everyone but admins and the post author on their post; off holds none', async (t) => {
   const { app, admin, author, postId } = await moderatedApp(t, { COMMENT_MODERATION: 'all' })
   const reader = await registerUser(app)
