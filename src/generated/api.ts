@@ -141,7 +141,10 @@ export interface paths {
          * @description Sets the comment's `status`. Admins may set any status on any comment. A post's
          *     author may hide a published comment on their post and show a hidden one again
          *     (`published` ↔ `hidden`), nothing else: `403 FORBIDDEN` for any other change
-         *     (approving a pending comment, marking or unmarking spam). Anyone else who can
+         *     (approving a pending comment, marking or unmarking spam). The author may do so
+         *     only while no admin has decided on the comment (what the policy published, or
+         *     what they hid or showed themselves): an admin's decision (approving, hiding,
+         *     showing again) stands against them, `403 FORBIDDEN`. Anyone else who can
          *     see the comment gets `403 FORBIDDEN`; a comment that does not exist for the
          *     caller (on a post they cannot see, or not `published` and not theirs) is
          *     `404 COMMENT_NOT_FOUND`. Setting the status it has changes nothing (`200`,

@@ -174,6 +174,28 @@ t.test("the post's author hides and shows comments on their post, and may do not
   t.equal(reply.json().error.code, 'PARENT_COMMENT_INVALID')
 })
 
+t.test("an admin's decision stands against the post's author; the author undoes only their own", async (t) => {
+  const { app, admin, author, postId } = await moderatedApp(t, { COMMENT_MODERATION: 'off' })
+  const reader = await registerUser(app)
+  const id = (await post(app, reader, postId, 'Borderline words.')).json().data.id as string
+
+  t.equal((await moderate(app, admin, id, 'hidden')).statusCode, 200, 'an admin hides it')
+  const undo = await moderate(app, author, id, 'published')
+  t.equal(undo.statusCode, 403, "the post's author cannot show what an admin hid")
+  t.equal(undo.json().error.code, 'FORBIDDEN')
+  t.equal(await countOf(app, postId), 0, 'still hidden, not counted')
+  t.same(await listed(app, reader, postId), [], 'still not listed')
+
+  t.equal((await moderate(app, admin, id, 'published')).statusCode, 200, 'an admin shows it again')
+  t.equal((await moderate(app, author, id, 'hidden')).statusCode, 403, 'nor hide what an admin approved')
+  t.equal(await countOf(app, postId), 1)
+
+  const other = (await post(app, reader, postId, 'Other words.')).json().data.id as string
+  t.equal((await moderate(app, author, other, 'hidden')).statusCode, 200, 'the author hides what the policy published')
+  t.equal((await moderate(app, author, other, 'published')).statusCode, 200, 'and shows what they hid themselves')
+  t.equal((await moderate(app, author, other, 'hidden')).statusCode, 200, 'and hides it again')
+})
+
 t.test('closed posts: 409 COMMENTS_CLOSED for comments, replies and edits; deleting still works', async (t) => {
   const { app, author, postId } = await moderatedApp(t, { COMMENT_MODERATION: 'off' })
   const reader = await registerUser(app)

@@ -2225,6 +2225,8 @@ export const CommentScalarFieldEnum = {
   id: 'id',
   postId: 'postId',
   authorId: 'authorId',
+  moderatedById: 'moderatedById',
+  moderatedAt: 'moderatedAt',
   parentId: 'parentId',
   body: 'body',
   status: 'status',

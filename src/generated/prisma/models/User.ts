@@ -212,6 +212,7 @@ export type UserWhereInput = {
   accountTokens?: Prisma.AccountTokenListRelationFilter
   apiTokens?: Prisma.ApiTokenListRelationFilter
   media?: Prisma.MediaListRelationFilter
+  moderatedComments?: Prisma.CommentListRelationFilter
 }
 
 export type UserOrderByWithRelationInput = {
@@ -229,6 +230,7 @@ export type UserOrderByWithRelationInput = {
   accountTokens?: Prisma.AccountTokenOrderByRelationAggregateInput
   apiTokens?: Prisma.ApiTokenOrderByRelationAggregateInput
   media?: Prisma.MediaOrderByRelationAggregateInput
+  moderatedComments?: Prisma.CommentOrderByRelationAggregateInput
 }
 
 export type UserWhereUniqueInput = Prisma.AtLeast<{
@@ -249,6 +251,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   accountTokens?: Prisma.AccountTokenListRelationFilter
   apiTokens?: Prisma.ApiTokenListRelationFilter
   media?: Prisma.MediaListRelationFilter
+  moderatedComments?: Prisma.CommentListRelationFilter
 }, "id" | "email">
 
 export type UserOrderByWithAggregationInput = {
@@ -294,6 +297,7 @@ export type UserCreateInput = {
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateInput = {
@@ -311,6 +315,7 @@ export type UserUncheckedCreateInput = {
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUpdateInput = {
@@ -328,6 +333,7 @@ export type UserUpdateInput = {
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateInput = {
@@ -345,6 +351,7 @@ export type UserUncheckedUpdateInput = {
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserCreateManyInput = {
@@ -416,6 +423,11 @@ export type UserMinOrderByAggregateInput = {
 export type UserScalarRelationFilter = {
   is?: Prisma.UserWhereInput
   isNot?: Prisma.UserWhereInput
+}
+
+export type UserNullableScalarRelationFilter = {
+  is?: Prisma.UserWhereInput | null
+  isNot?: Prisma.UserWhereInput | null
 }
 
 export type StringFieldUpdateOperationsInput = {
@@ -496,12 +508,28 @@ export type UserCreateNestedOneWithoutCommentsInput = {
   connect?: Prisma.UserWhereUniqueInput
 }
 
+export type UserCreateNestedOneWithoutModeratedCommentsInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutModeratedCommentsInput, Prisma.UserUncheckedCreateWithoutModeratedCommentsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutModeratedCommentsInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
 export type UserUpdateOneRequiredWithoutCommentsNestedInput = {
   create?: Prisma.XOR<Prisma.UserCreateWithoutCommentsInput, Prisma.UserUncheckedCreateWithoutCommentsInput>
   connectOrCreate?: Prisma.UserCreateOrConnectWithoutCommentsInput
   upsert?: Prisma.UserUpsertWithoutCommentsInput
   connect?: Prisma.UserWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutCommentsInput, Prisma.UserUpdateWithoutCommentsInput>, Prisma.UserUncheckedUpdateWithoutCommentsInput>
+}
+
+export type UserUpdateOneWithoutModeratedCommentsNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutModeratedCommentsInput, Prisma.UserUncheckedCreateWithoutModeratedCommentsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutModeratedCommentsInput
+  upsert?: Prisma.UserUpsertWithoutModeratedCommentsInput
+  disconnect?: Prisma.UserWhereInput | boolean
+  delete?: Prisma.UserWhereInput | boolean
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutModeratedCommentsInput, Prisma.UserUpdateWithoutModeratedCommentsInput>, Prisma.UserUncheckedUpdateWithoutModeratedCommentsInput>
 }
 
 export type UserCreateNestedOneWithoutMediaInput = {
@@ -532,6 +560,7 @@ export type UserCreateWithoutApiTokensInput = {
   comments?: Prisma.CommentCreateNestedManyWithoutAuthorInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutApiTokensInput = {
@@ -548,6 +577,7 @@ export type UserUncheckedCreateWithoutApiTokensInput = {
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutAuthorInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutApiTokensInput = {
@@ -580,6 +610,7 @@ export type UserUpdateWithoutApiTokensInput = {
   comments?: Prisma.CommentUpdateManyWithoutAuthorNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutApiTokensInput = {
@@ -596,6 +627,7 @@ export type UserUncheckedUpdateWithoutApiTokensInput = {
   comments?: Prisma.CommentUncheckedUpdateManyWithoutAuthorNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserCreateWithoutAccountTokensInput = {
@@ -612,6 +644,7 @@ export type UserCreateWithoutAccountTokensInput = {
   comments?: Prisma.CommentCreateNestedManyWithoutAuthorInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutAccountTokensInput = {
@@ -628,6 +661,7 @@ export type UserUncheckedCreateWithoutAccountTokensInput = {
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutAuthorInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutAccountTokensInput = {
@@ -660,6 +694,7 @@ export type UserUpdateWithoutAccountTokensInput = {
   comments?: Prisma.CommentUpdateManyWithoutAuthorNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutAccountTokensInput = {
@@ -676,6 +711,7 @@ export type UserUncheckedUpdateWithoutAccountTokensInput = {
   comments?: Prisma.CommentUncheckedUpdateManyWithoutAuthorNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserCreateWithoutSessionsInput = {
@@ -692,6 +728,7 @@ export type UserCreateWithoutSessionsInput = {
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutSessionsInput = {
@@ -708,6 +745,7 @@ export type UserUncheckedCreateWithoutSessionsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutSessionsInput = {
@@ -740,6 +778,7 @@ export type UserUpdateWithoutSessionsInput = {
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutSessionsInput = {
@@ -756,6 +795,7 @@ export type UserUncheckedUpdateWithoutSessionsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserCreateWithoutPostsInput = {
@@ -772,6 +812,7 @@ export type UserCreateWithoutPostsInput = {
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutPostsInput = {
@@ -788,6 +829,7 @@ export type UserUncheckedCreateWithoutPostsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutPostsInput = {
@@ -820,6 +862,7 @@ export type UserUpdateWithoutPostsInput = {
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutPostsInput = {
@@ -836,6 +879,7 @@ export type UserUncheckedUpdateWithoutPostsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserCreateWithoutCommentsInput = {
@@ -852,6 +896,7 @@ export type UserCreateWithoutCommentsInput = {
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutCommentsInput = {
@@ -868,11 +913,51 @@ export type UserUncheckedCreateWithoutCommentsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutCommentsInput = {
   where: Prisma.UserWhereUniqueInput
   create: Prisma.XOR<Prisma.UserCreateWithoutCommentsInput, Prisma.UserUncheckedCreateWithoutCommentsInput>
+}
+
+export type UserCreateWithoutModeratedCommentsInput = {
+  id?: string
+  email: string
+  name: string
+  passwordHash: string
+  role?: $Enums.Role
+  emailVerified?: boolean
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
+  posts?: Prisma.PostCreateNestedManyWithoutAuthorInput
+  comments?: Prisma.CommentCreateNestedManyWithoutAuthorInput
+  accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
+  media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+}
+
+export type UserUncheckedCreateWithoutModeratedCommentsInput = {
+  id?: string
+  email: string
+  name: string
+  passwordHash: string
+  role?: $Enums.Role
+  emailVerified?: boolean
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
+  posts?: Prisma.PostUncheckedCreateNestedManyWithoutAuthorInput
+  comments?: Prisma.CommentUncheckedCreateNestedManyWithoutAuthorInput
+  accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+}
+
+export type UserCreateOrConnectWithoutModeratedCommentsInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutModeratedCommentsInput, Prisma.UserUncheckedCreateWithoutModeratedCommentsInput>
 }
 
 export type UserUpsertWithoutCommentsInput = {
@@ -900,6 +985,7 @@ export type UserUpdateWithoutCommentsInput = {
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutCommentsInput = {
@@ -913,6 +999,52 @@ export type UserUncheckedUpdateWithoutCommentsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   posts?: Prisma.PostUncheckedUpdateManyWithoutAuthorNestedInput
+  accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
+}
+
+export type UserUpsertWithoutModeratedCommentsInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutModeratedCommentsInput, Prisma.UserUncheckedUpdateWithoutModeratedCommentsInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutModeratedCommentsInput, Prisma.UserUncheckedCreateWithoutModeratedCommentsInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutModeratedCommentsInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutModeratedCommentsInput, Prisma.UserUncheckedUpdateWithoutModeratedCommentsInput>
+}
+
+export type UserUpdateWithoutModeratedCommentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
+  emailVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
+  posts?: Prisma.PostUpdateManyWithoutAuthorNestedInput
+  comments?: Prisma.CommentUpdateManyWithoutAuthorNestedInput
+  accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
+  media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+}
+
+export type UserUncheckedUpdateWithoutModeratedCommentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
+  emailVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
+  posts?: Prisma.PostUncheckedUpdateManyWithoutAuthorNestedInput
+  comments?: Prisma.CommentUncheckedUpdateManyWithoutAuthorNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
@@ -932,6 +1064,7 @@ export type UserCreateWithoutMediaInput = {
   comments?: Prisma.CommentCreateNestedManyWithoutAuthorInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutMediaInput = {
@@ -948,6 +1081,7 @@ export type UserUncheckedCreateWithoutMediaInput = {
   comments?: Prisma.CommentUncheckedCreateNestedManyWithoutAuthorInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutMediaInput = {
@@ -980,6 +1114,7 @@ export type UserUpdateWithoutMediaInput = {
   comments?: Prisma.CommentUpdateManyWithoutAuthorNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutMediaInput = {
@@ -996,6 +1131,7 @@ export type UserUncheckedUpdateWithoutMediaInput = {
   comments?: Prisma.CommentUncheckedUpdateManyWithoutAuthorNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 
@@ -1010,6 +1146,7 @@ export type UserCountOutputType = {
   accountTokens: number
   apiTokens: number
   media: number
+  moderatedComments: number
 }
 
 export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1019,6 +1156,7 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   accountTokens?: boolean | UserCountOutputTypeCountAccountTokensArgs
   apiTokens?: boolean | UserCountOutputTypeCountApiTokensArgs
   media?: boolean | UserCountOutputTypeCountMediaArgs
+  moderatedComments?: boolean | UserCountOutputTypeCountModeratedCommentsArgs
 }
 
 /**
@@ -1073,6 +1211,13 @@ export type UserCountOutputTypeCountMediaArgs<ExtArgs extends runtime.Types.Exte
   where?: Prisma.MediaWhereInput
 }
 
+/**
+ * UserCountOutputType without action
+ */
+export type UserCountOutputTypeCountModeratedCommentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.CommentWhereInput
+}
+
 
 export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1089,6 +1234,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   accountTokens?: boolean | Prisma.User$accountTokensArgs<ExtArgs>
   apiTokens?: boolean | Prisma.User$apiTokensArgs<ExtArgs>
   media?: boolean | Prisma.User$mediaArgs<ExtArgs>
+  moderatedComments?: boolean | Prisma.User$moderatedCommentsArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
 
@@ -1133,6 +1279,7 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   accountTokens?: boolean | Prisma.User$accountTokensArgs<ExtArgs>
   apiTokens?: boolean | Prisma.User$apiTokensArgs<ExtArgs>
   media?: boolean | Prisma.User$mediaArgs<ExtArgs>
+  moderatedComments?: boolean | Prisma.User$moderatedCommentsArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type UserIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1147,6 +1294,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     accountTokens: Prisma.$AccountTokenPayload<ExtArgs>[]
     apiTokens: Prisma.$ApiTokenPayload<ExtArgs>[]
     media: Prisma.$MediaPayload<ExtArgs>[]
+    moderatedComments: Prisma.$CommentPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1563,6 +1711,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   accountTokens<T extends Prisma.User$accountTokensArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$accountTokensArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AccountTokenPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   apiTokens<T extends Prisma.User$apiTokensArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$apiTokensArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiTokenPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   media<T extends Prisma.User$mediaArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$mediaArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  moderatedComments<T extends Prisma.User$moderatedCommentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$moderatedCommentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CommentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2134,6 +2283,30 @@ export type User$mediaArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   distinct?: Prisma.MediaScalarFieldEnum | Prisma.MediaScalarFieldEnum[]
+}
+
+/**
+ * User.moderatedComments
+ */
+export type User$moderatedCommentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Comment
+   */
+  select?: Prisma.CommentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Comment
+   */
+  omit?: Prisma.CommentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.CommentInclude<ExtArgs> | null
+  where?: Prisma.CommentWhereInput
+  orderBy?: Prisma.CommentOrderByWithRelationInput | Prisma.CommentOrderByWithRelationInput[]
+  cursor?: Prisma.CommentWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.CommentScalarFieldEnum | Prisma.CommentScalarFieldEnum[]
 }
 
 /**
