@@ -74,8 +74,10 @@ export interface NewComment {
  * post's lock that the transaction already holds: strictly after every comment already on the
  * post. Times then follow commit order, so a reader paging by (createdAt, id) while others comment
  * never has a comment appear behind a cursor it already passed (which a time taken at transaction
- * start, or two comments in one millisecond, could do). The post's updatedAt moves as Prisma's
- * `@updatedAt` moves it on any update of the row.
+ * start, or two comments in one millisecond, could do). A published comment adds one to the count
+ * and moves the post's updatedAt, as Prisma's `@updatedAt` moves it on any update of the row; a
+ * held one leaves the post's row alone (the update matches no row): it changes nothing others can
+ * see, so nothing they can read may move, or a reader polling posts would learn when it came.
  */
 async function insertCounted(tx: Tx, data: NewComment, status: CommentStatus): Promise<CommentRecord> {
   const published = status === 'published'
@@ -90,8 +92,8 @@ async function insertCounted(tx: Tx, data: NewComment, status: CommentStatus): P
       from next
       returning id, post_id, author_id, parent_id, body, status, announced, body_hash, created_at, updated_at
     ), counted as (
-      update posts set comment_count = comment_count + ${published ? 1 : 0}, updated_at = clock_timestamp()::timestamptz(3)
-      where id = ${data.postId}::uuid
+      update posts set comment_count = comment_count + 1, updated_at = clock_timestamp()::timestamptz(3)
+      where id = ${data.postId}::uuid and ${published}
     )
     select i.id::text as id, i.post_id::text as "postId", i.author_id::text as "authorId",
       i.parent_id::text as "parentId", i.body, i.status::text as status, i.announced, i.body_hash as "bodyHash",
@@ -188,8 +190,8 @@ export function makeCommentStore(prisma: PrismaClient) {
       prisma.comment.update({ where: { id }, data: { body, bodyHash: hash }, include: commentInclude }),
 
     /**
-     * Deletes the comment and its replies; how many rows went (0 when it was already gone). The
-     * post's count drops by the published ones among them.
+     * Deletes the comment and its replies; how many rows went (0 when it was already gone), and how
+     * many of them were published. The post's count drops by the published ones.
      */
     remove: (id: string, postId: string) =>
       prisma.$transaction(async (tx) => {
@@ -200,7 +202,7 @@ export function makeCommentStore(prisma: PrismaClient) {
             delete from comments where id = ${id}::uuid or parent_id = ${id}::uuid returning status)
           select count(*)::int as rows, (count(*) filter (where status = 'published'))::int as published from gone`
         if (gone!.published > 0) await addToCount(tx, postId, -gone!.published)
-        return gone!.rows
+        return gone!
       }),
   }
 }

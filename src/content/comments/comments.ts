@@ -169,9 +169,11 @@ export function makeCommentService({ store, posts, changes, events, pageMaxBytes
       const comment = await findVisible(principal, id)
       if (!canDeleteComment(principal, comment))
         throw forbidden("Only the comment's author, the post's author and admins may delete it.")
+      const gone = await store.remove(id, comment.postId)
       // Nothing removed: another request deleted it (or its parent) first.
-      if ((await store.remove(id, comment.postId)) === 0) throw commentNotFound()
-      await changes.changed({ postId: comment.postId })
+      if (gone.rows === 0) throw commentNotFound()
+      // Only comments others saw change what they read: a held one goes without a cache event.
+      if (gone.published > 0) await changes.changed({ postId: comment.postId })
     },
   }
 }

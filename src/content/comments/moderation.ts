@@ -65,7 +65,9 @@ export function makeCommentModeration({ store, comments, changes, events, pageMa
       })
       if (change === null) throw commentNotFound()
       if (change === 'forbidden') throw authorMayNot()
-      if (change.from !== to) await changes.changed({ postId: comment.postId })
+      // Only entering or leaving `published` changes what others read (count, lists, feeds):
+      // between pending, spam and hidden nothing moves, not even a cache event others could notice.
+      if ((change.from === 'published') !== (to === 'published')) await changes.changed({ postId: comment.postId })
       return toComment(change.comment)
     },
   }
