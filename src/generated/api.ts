@@ -1497,7 +1497,7 @@ export interface webhooks {
         put?: never;
         /**
          * A comment was moderated
-         * @description A comment's `status` was changed (`moderateComment`): approved, hidden, shown again, marked or unmarked as spam; `data` is the comment in its new status. Sent to every active endpoint listening for `comment.moderated`, signed per Standard
+         * @description A comment's `status` was changed (`moderateComment`): approved, hidden, shown again, marked or unmarked as spam; `data` says which comment, its new `status` and its `previousStatus` (so an approval, `pending` → `published`, is told from showing a hidden comment again), never its body: a comment that was never published appears in no webhook with its text. The text of a published comment came with `comment.created`. Sent to every active endpoint listening for `comment.moderated`, signed per Standard
          *     Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the event is
          *     enqueued in the transaction of the change, so it is sent exactly when the change is
          *     committed. Answer `2xx` within 5 seconds; any other answer is retried (see
@@ -1966,9 +1966,9 @@ export interface components {
             error: null;
             meta: components["schemas"]["PagedMeta"];
         };
-        /** @description The body of a `comment.moderated` delivery: `data` is the comment as `moderateComment` answers it, in its new status. */
+        /** @description The body of a `comment.moderated` delivery: `data` is the change (`CommentModeration`), never the comment's text. */
         CommentModeratedEvent: {
-            data: components["schemas"]["PostComment"];
+            data: components["schemas"]["CommentModeration"];
             /**
              * Format: date-time
              * @description When the event happened.
@@ -1976,6 +1976,29 @@ export interface components {
             timestamp: string;
             /** @constant */
             type: "comment.moderated";
+        };
+        /**
+         * @description One change of a comment's `status` (`comment.moderated`): which comment, on which
+         *     post, by whom, its status before and after, and when. It carries no text of the
+         *     comment, which may never have been published.
+         */
+        CommentModeration: {
+            /**
+             * Format: uuid
+             * @description The comment's author (not the moderator).
+             */
+            authorId: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the status changed.
+             */
+            moderatedAt: string;
+            /** Format: uuid */
+            postId: string;
+            previousStatus: components["schemas"]["CommentStatus"];
+            status: components["schemas"]["CommentStatus"];
         };
         /**
          * @description A comment's place in moderation: `published` (shown to everyone who can see the

@@ -7,6 +7,7 @@
 // in its transaction.
 import type { components } from '../../generated/api.ts'
 import type { CommentStatus } from '../../generated/prisma/enums.ts'
+import type { Wire } from '../../wire.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../../cursor.ts'
 import type { Principal } from '../../auth/principal.ts'
 import type { CommentStore } from './comment-store.ts'
@@ -16,6 +17,23 @@ import type { WebhookEvents } from '../../webhooks/webhook-events.ts'
 import { commentNotFound, existsFor, forbidden, toComment } from './comments.ts'
 
 type Comment = components['schemas']['PostComment']
+
+/**
+ * comment.moderated's data: which comment, its status before and after, and when; never its text,
+ * which may never have been published (a pending comment appears in no webhook with its body).
+ */
+export const toModeration = (
+  comment: { id: string; postId: string; authorId: string; status: CommentStatus },
+  previousStatus: CommentStatus,
+  at: Date,
+): Wire<components['schemas']['CommentModeration']> => ({
+  id: comment.id,
+  postId: comment.postId,
+  authorId: comment.authorId,
+  status: comment.status,
+  previousStatus,
+  moderatedAt: at.toISOString(),
+})
 
 /** What a post's author may do on their post: take a comment down and put it back. */
 const AUTHOR_MAY = new Set<CommentStatus>(['published', 'hidden'])
@@ -59,9 +77,9 @@ export function makeCommentModeration({ store, comments, changes, events, pageMa
           (locked.moderatedAt === null || locked.moderatedById === principal.userId))
       if (!allowed(comment)) throw authorMayNot()
       const change = await store.setStatus(id, comment.postId, to, principal.userId, allowed, async (change, sql) => {
-        const data = toComment(change.comment)
-        if (change.firstPublished) await events.emit(sql, 'comment.created', data)
-        await events.emit(sql, 'comment.moderated', data)
+        if (change.firstPublished) await events.emit(sql, 'comment.created', toComment(change.comment))
+        const at = change.comment.moderatedAt ?? new Date()
+        await events.emit(sql, 'comment.moderated', toModeration(change.comment, change.from, at))
       })
       if (change === null) throw commentNotFound()
       if (change === 'forbidden') throw authorMayNot()

@@ -8,6 +8,7 @@ import { registerAdmin, registerUser, type Account } from '../../helpers/account
 import { build } from '../../helpers/build.ts'
 import { commentCounts, createPostRecord } from '../../helpers/content.ts'
 import { createWebhook } from '../../helpers/webhooks.ts'
+import { specSchemas } from '../../helpers/spec-schemas.ts'
 
 const post = (app: FastifyInstance, who: Account, postId: string, body: string, parentId?: string) =>
   app.inject({
@@ -114,6 +115,35 @@ t.test('first-time: comments on their own post are published but do not make a u
   const reader = await registerUser(app)
   t.equal((await post(app, reader, own, 'First on it.')).json().data.status, 'pending')
   t.equal((await post(app, author, own, 'An author elsewhere.')).json().data.status, 'pending')
+})
+
+t.test('comment.moderated carries no body, and says the status before', async (t) => {
+  const { app, admin, postId } = await moderatedApp(t)
+  const newcomer = await registerUser(app, 'newcomer')
+  const id = (await post(app, newcomer, postId, 'Buy cheap watches here.')).json().data.id as string
+  t.equal((await moderate(app, admin, id, 'spam')).statusCode, 200)
+  t.equal((await moderate(app, admin, id, 'published')).statusCode, 200)
+  t.equal((await moderate(app, admin, id, 'hidden')).statusCode, 200)
+  t.equal((await moderate(app, admin, id, 'published')).statusCode, 200)
+  const moderated = (await app.services.database.prisma.webhookEvent.findMany({ orderBy: { createdAt: 'asc' } }))
+    .map((event) => JSON.parse(event.body) as { type: string; data: Record<string, unknown> })
+    .filter((event) => event.type === 'comment.moderated' && event.data.id === id)
+  const validate = specSchemas().compile({ $ref: '#/components/schemas/CommentModeratedEvent' })
+  for (const event of moderated) t.ok(validate(event), `as the spec says: ${JSON.stringify(validate.errors)}`)
+  t.same(
+    moderated.map((event) => [event.data.previousStatus, event.data.status]),
+    [
+      ['pending', 'spam'],
+      ['spam', 'published'],
+      ['published', 'hidden'],
+      ['hidden', 'published'],
+    ],
+    'an approval from spam and an unhide are told apart',
+  )
+  for (const event of moderated) {
+    t.notOk(JSON.stringify(event).includes('cheap watches'), 'no body, not even of a comment published since')
+    t.match(event.data, { postId, authorId: newcomer.id, moderatedAt: String })
+  }
 })
 
 t.test('policy: all holds everyone but admins and the post author on their post; off holds none', async (t) => {
