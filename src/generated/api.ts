@@ -1038,9 +1038,10 @@ export interface paths {
          *     default) of the caller's previous one, on any post and in any status, is
          *     `429 RATE_LIMITED` with `Retry-After` (the seconds left), on every instance
          *     of a fleet alike. The same body twice on one post by one caller, as a reply
-         *     to the same comment or twice top-level (compared after trimming it and
-         *     collapsing each run of white space to one space; comments deleted since do
-         *     not count), is `409 DUPLICATE_COMMENT`. Admins are
+         *     to the same comment or twice top-level (compared after dropping invisible
+         *     format characters such as zero-width spaces, NFKC normalization, case folding,
+         *     collapsing each run of white space to one space and trimming; comments deleted
+         *     since do not count), is `409 DUPLICATE_COMMENT`. Admins are
          *     never flood-limited; the duplicate check applies to everyone.
          */
         post: operations["createComment"];
@@ -3108,8 +3109,9 @@ export interface components {
          *     - `COMMENTS_CLOSED` (`createComment`, `updateComment`): the post's comments are closed
          *       (`commentsOpen: false`).
          *     - `DUPLICATE_COMMENT` (`createComment`): the caller wrote the same body on this post
-         *       already, answering the same comment (or top-level both times); compared with
-         *       white space runs collapsed and the ends trimmed.
+         *       already, answering the same comment (or top-level both times); compared without
+         *       format characters, NFKC-normalized, case-folded, with white space runs collapsed
+         *       and the ends trimmed.
          *     - `POST_SLUG_TAKEN` (`createPost`, `updatePost`): the `slug` sent leads to another published post, or is another post's of the same author.
          *     - `LAST_ADMIN` (`deleteCurrentUser`): the only admin cannot delete their account.
          *     - `WEBHOOK_LIMIT_REACHED` (`createWebhook`): 20 webhook endpoints exist; remove one first.

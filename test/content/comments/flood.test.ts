@@ -79,3 +79,26 @@ t.test(
     t.equal((await comment(app, reader, postId, 'Great post!')).statusCode, 201, 'a deleted comment does not count')
   },
 )
+
+t.test('the duplicate check sees through case, compatibility forms and invisible characters', async (t) => {
+  const app = await build(t)
+  const author = await registerUser(app, 'author')
+  const postId = (await createPostRecord(app, { author })).id
+  const reader = await registerUser(app)
+  t.equal((await comment(app, reader, postId, 'first')).statusCode, 201)
+  for (const [body, why] of [
+    ['fir\u200bst', 'a zero-width space'],
+    ['FIRST', 'upper case'],
+    ['\ufb01rst', 'a compatibility ligature'],
+    ['f\u00adirst\u2060', 'a soft hyphen and a word joiner'],
+    ['\u2003first\u00a0', 'other white space at the ends'],
+  ] as const) {
+    const again = await comment(app, reader, postId, body)
+    t.equal(again.statusCode, 409, why)
+    t.equal(again.json().error?.code, 'DUPLICATE_COMMENT', why)
+  }
+  t.equal((await comment(app, reader, postId, 'first!')).statusCode, 201, 'other text is another comment')
+  const strasse = await comment(app, reader, postId, 'Straße')
+  t.equal(strasse.statusCode, 201)
+  t.equal((await comment(app, reader, postId, 'STRASSE')).statusCode, 409, 'case-folded: ß is ss')
+})

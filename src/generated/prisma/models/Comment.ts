@@ -1392,7 +1392,9 @@ export type $CommentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      */
     announced: boolean
     /**
-     * SHA-256 (hex) of the body with white space runs collapsed and the ends trimmed: the duplicate
+     * SHA-256 (hex) of the body normalized (comment-policy.ts, normalizeForDuplicates: format
+     * characters dropped, NFKC, case-folded, white space collapsed and trimmed; white space only for
+     * comments stored before that normalization, which keep their hash): the duplicate
      * check (DUPLICATE_COMMENT) compares it through an index instead of reading bodies. Null for
      * comments written before the check existed.
      */
