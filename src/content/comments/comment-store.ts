@@ -29,17 +29,25 @@ export async function lockPost(tx: Tx, postId: string): Promise<LockedPost | nul
 }
 
 /**
- * Seconds the author must still wait before commenting again (0: none), from their latest comment
- * in any status, by the (author_id, created_at desc) index. Taken under a lock per author held to
- * the end of the transaction, so two comments sent at once by one account (to one instance or two)
- * are checked one after the other and the second sees the first.
+ * Seconds the author must still wait before commenting again (0: none, and the interval starts
+ * now). The author's last comment time is kept in rate_limit_counters (key `comment-interval:<id>`,
+ * fleet-wide), not read from their comments, so deleting the comment does not reset the interval:
+ * one upsert that starts a new interval when the last one is over, and otherwise counts the
+ * refused attempt without moving the interval's end. In the comment's transaction: the counter's
+ * row stays locked to its end, so two comments sent at once by one account (to one instance or
+ * two) are checked one after the other and the second sees the first; a comment rolled back
+ * leaves the counter as it was.
  */
 async function floodWait(tx: Tx, authorId: string, minIntervalSeconds: number): Promise<number> {
-  await tx.$queryRaw`select pg_advisory_xact_lock(hashtextextended(${`comment-flood:${authorId}`}, 0))::text`
-  const [row] = await tx.$queryRaw<{ wait: number | null }[]>`
-    select ceil(${minIntervalSeconds}::float8 - extract(epoch from clock_timestamp() - max(created_at)))::float8 as wait
-    from comments where author_id = ${authorId}::uuid`
-  return Math.max(0, row?.wait ?? 0)
+  const [row] = await tx.$queryRaw<{ count: number; wait: number }[]>`
+    insert into rate_limit_counters (key, count, reset_at)
+    values (${`comment-interval:${authorId}`}, 1, clock_timestamp() + ${minIntervalSeconds} * interval '1 second')
+    on conflict (key) do update set
+      count = case when rate_limit_counters.reset_at <= clock_timestamp() then 1 else rate_limit_counters.count + 1 end,
+      reset_at = case when rate_limit_counters.reset_at <= clock_timestamp() then excluded.reset_at
+        else rate_limit_counters.reset_at end
+    returning count, ceil(extract(epoch from reset_at - clock_timestamp()))::float8 as wait`
+  return row!.count > 1 ? Math.max(1, row!.wait) : 0
 }
 
 /**

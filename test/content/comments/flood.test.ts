@@ -33,6 +33,22 @@ t.test('a second comment within the interval is 429 with Retry-After, on any pos
   t.equal((await comment(app, admin, first, 'Admin two.')).statusCode, 201, 'admins are never flood-limited')
 })
 
+t.test('deleting the comment does not reset the interval: delete and repost is 429', async (t) => {
+  const app = await build(t, { COMMENT_MIN_INTERVAL_SECONDS: '600' })
+  const author = await registerUser(app, 'author')
+  const postId = (await createPostRecord(app, { author })).id
+  const reader = await registerUser(app)
+  const first = await comment(app, reader, postId, 'Said too fast.')
+  t.equal(first.statusCode, 201)
+  const id = first.json().data.id as string
+  t.equal((await app.inject({ method: 'DELETE', url: `/comments/${id}`, headers: reader.auth })).statusCode, 204)
+  const again = await comment(app, reader, postId, 'Said again.')
+  t.equal(again.statusCode, 429, 'the interval runs from the last comment written, deleted or not')
+  t.equal(again.json().error?.code, 'RATE_LIMITED')
+  const wait = Number(again.headers['retry-after'])
+  t.ok(wait > 590 && wait <= 600, `Retry-After is the seconds left (${wait})`)
+})
+
 t.test('comments sent at once by one account, to two instances: one passes', async (t) => {
   const app = await build(t, { COMMENT_MIN_INTERVAL_SECONDS: '600' })
   // A second instance on the same database where there is one to share (PostgreSQL); on the
