@@ -55,12 +55,13 @@ t.test('replies racing the deletion of their parent: each is either refused or d
   const reader = await registerUser(app)
   const post = await createPostRecord(app, { author: reader })
   const parent = await createComment(app, reader, post.id)
-  const replies = Array.from({ length: 8 }, () =>
+  // Each its own text: the same reply twice to one comment is 409 DUPLICATE_COMMENT, not this race.
+  const replies = Array.from({ length: 8 }, (_, i) =>
     app.inject({
       method: 'POST',
       url: `/posts/${post.id}/comments`,
       headers: reader.auth,
-      payload: { body: 'Racing', parentId: parent.id },
+      payload: { body: `Racing ${i}`, parentId: parent.id },
     }),
   )
   const deletion = app.inject({ method: 'DELETE', url: `/comments/${parent.id}`, headers: reader.auth })
