@@ -103,8 +103,8 @@ export interface Config extends ListenerConfig, StorageConfig {
   /** When true, unverified users may sign in and read, but not write posts, comments or thumbnails. */
   requireVerifiedEmail: boolean
   /**
-   * Which comments wait for an admin's approval: none, those of users without a published comment
-   * yet (WordPress's "comment author must have a previously approved comment"), or all.
+   * Which comments wait for an admin's approval: none, those of users without an approved comment
+   * yet (one published on somebody else's post) (WordPress's "comment author must have a previously approved comment"), or all.
    */
   commentModeration: 'off' | 'first-time' | 'all'
   /** A comment with more links than this waits for approval, whatever commentModeration says. */

@@ -150,7 +150,10 @@ export interface paths {
          * @description Sets the comment's `status`. Admins may set any status on any comment. A post's
          *     author may hide a published comment on their post and show a hidden one again
          *     (`published` ↔ `hidden`), nothing else: `403 FORBIDDEN` for any other change
-         *     (approving a pending comment, marking or unmarking spam). Anyone else who can
+         *     (approving a pending comment, marking or unmarking spam). The author may do so
+         *     only while no admin has decided on the comment (what the policy published, or
+         *     what they hid or showed themselves): an admin's decision (approving, hiding,
+         *     showing again) stands against them, `403 FORBIDDEN`. Anyone else who can
          *     see the comment gets `403 FORBIDDEN`; a comment that does not exist for the
          *     caller (on a post they cannot see, or not `published` and not theirs) is
          *     `404 COMMENT_NOT_FOUND`. Setting the status it has changes nothing (`200`,
@@ -1028,7 +1031,9 @@ export interface paths {
          *     **Moderation.** The comment is answered with its `status`: `published`, or
          *     `pending` when it waits for an admin's approval (`moderateComment`), which
          *     happens when the service's policy (`COMMENT_MODERATION`) is `all`, or
-         *     `first-time` (the default) and the caller has no published comment yet, or
+         *     `first-time` (the default) and the caller has no approved comment yet (one
+         *     `published` on somebody else's post; comments on their own posts do not
+         *     count), or
          *     when its body holds more links than `COMMENT_MAX_LINKS` (2 by default). A link
          *     is each occurrence of `http://`, `https://` or `www.` in any case, where
          *     `https://www.` counts once. Admins' comments, and a post's author's comments
@@ -1042,9 +1047,10 @@ export interface paths {
          *     default) of the caller's previous one, on any post and in any status, is
          *     `429 RATE_LIMITED` with `Retry-After` (the seconds left), on every instance
          *     of a fleet alike. The same body twice on one post by one caller, as a reply
-         *     to the same comment or twice top-level (compared after trimming it and
-         *     collapsing each run of white space to one space; comments deleted since do
-         *     not count), is `409 DUPLICATE_COMMENT`. Admins are
+         *     to the same comment or twice top-level (compared after dropping invisible
+         *     format characters such as zero-width spaces, NFKC normalization, case folding,
+         *     collapsing each run of white space to one space and trimming; comments deleted
+         *     since do not count), is `409 DUPLICATE_COMMENT`. Admins are
          *     never flood-limited; the duplicate check applies to everyone.
          */
         post: operations["createComment"];
@@ -1596,7 +1602,7 @@ export interface webhooks {
         put?: never;
         /**
          * A comment was moderated
-         * @description A comment's `status` was changed (`moderateComment`): approved, hidden, shown again, marked or unmarked as spam; or an edit (`updateComment`) sent a published comment back to `pending`. `data` is the comment in its new status. Sent to every active endpoint listening for `comment.moderated`, signed per Standard
+         * @description A comment's `status` was changed (`moderateComment`): approved, hidden, shown again, marked or unmarked as spam; or an edit (`updateComment`) sent a published comment back to `pending`; `data` says which comment, its new `status` and its `previousStatus` (so an approval, `pending` → `published`, is told from showing a hidden comment again), never its body: a comment that was never published appears in no webhook with its text. The text of a published comment came with `comment.created`. Sent to every active endpoint listening for `comment.moderated`, signed per Standard
          *     Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the event is
          *     enqueued in the transaction of the change, so it is sent exactly when the change is
          *     committed. Answer `2xx` within 5 seconds; any other answer is retried (see
@@ -2065,9 +2071,9 @@ export interface components {
             error: null;
             meta: components["schemas"]["PagedMeta"];
         };
-        /** @description The body of a `comment.moderated` delivery: `data` is the comment as `moderateComment` answers it, in its new status. */
+        /** @description The body of a `comment.moderated` delivery: `data` is the change (`CommentModeration`), never the comment's text. */
         CommentModeratedEvent: {
-            data: components["schemas"]["PostComment"];
+            data: components["schemas"]["CommentModeration"];
             /**
              * Format: date-time
              * @description When the event happened.
@@ -2075,6 +2081,29 @@ export interface components {
             timestamp: string;
             /** @constant */
             type: "comment.moderated";
+        };
+        /**
+         * @description One change of a comment's `status` (`comment.moderated`): which comment, on which
+         *     post, by whom, its status before and after, and when. It carries no text of the
+         *     comment, which may never have been published.
+         */
+        CommentModeration: {
+            /**
+             * Format: uuid
+             * @description The comment's author (not the moderator).
+             */
+            authorId: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the status changed.
+             */
+            moderatedAt: string;
+            /** Format: uuid */
+            postId: string;
+            previousStatus: components["schemas"]["CommentStatus"];
+            status: components["schemas"]["CommentStatus"];
         };
         /**
          * @description A comment's place in moderation: `published` (shown to everyone who can see the
@@ -3244,8 +3273,9 @@ export interface components {
          *     - `COMMENTS_CLOSED` (`createComment`, `updateComment`): the post's comments are closed
          *       (`commentsOpen: false`).
          *     - `DUPLICATE_COMMENT` (`createComment`, `updateComment`): the caller wrote the same body on this post
-         *       already, answering the same comment (or top-level both times); compared with
-         *       white space runs collapsed and the ends trimmed.
+         *       already, answering the same comment (or top-level both times); compared without
+         *       format characters, NFKC-normalized, case-folded, with white space runs collapsed
+         *       and the ends trimmed.
          *     - `POST_SLUG_TAKEN` (`createPost`, `updatePost`): the `slug` sent leads to another published post, or is another post's of the same author.
          *     - `LAST_ADMIN` (`deleteCurrentUser`): the only admin cannot delete their account.
          *     - `WEBHOOK_LIMIT_REACHED` (`createWebhook`): 20 webhook endpoints exist; remove one first.

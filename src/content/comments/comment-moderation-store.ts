@@ -10,6 +10,15 @@ import { addToCount, lockPost, type CommentRecord } from './comment-store.ts'
 
 const commentInclude = { author: { select: { id: true, name: true } } } as const
 
+/** What the rights of a change depend on, as the comment's row is locked. */
+export interface ModerationState {
+  status: CommentStatus
+  /** Who last changed its status; null when never, or when that account is gone. */
+  moderatedById: string | null
+  /** When its status was last changed by a moderator; null when never. */
+  moderatedAt: Date | null
+}
+
 export interface StatusChange {
   comment: CommentRecord
   from: CommentStatus
@@ -39,23 +48,26 @@ export function makeCommentModerationStore(prisma: PrismaClient) {
     },
 
     /**
-     * Sets the comment's status: null when the comment (or its post) went meanwhile, 'forbidden'
-     * when `allowed` refuses the change from the status as locked. A change to the status it has
-     * changes nothing and calls nothing. `changed` runs in the transaction (webhook events).
+     * Sets the comment's status, recording `moderatorId` as who last moderated it: null when the
+     * comment (or its post) went meanwhile, 'forbidden' when `allowed` refuses the change from the
+     * state as locked. A change to the status it has changes nothing, records nothing and calls
+     * nothing. `changed` runs in the transaction (webhook events).
      */
     setStatus: (
       id: string,
       postId: string,
       to: CommentStatus,
-      allowed: (from: CommentStatus) => boolean,
+      moderatorId: string,
+      allowed: (locked: ModerationState) => boolean,
       changed: (change: StatusChange, sql: TransactionSql) => Promise<void>,
     ) =>
       prisma.$transaction(async (tx): Promise<StatusChange | 'forbidden' | null> => {
         if ((await lockPost(tx, postId)) === null) return null
-        const [locked] = await tx.$queryRaw<{ status: CommentStatus; announced: boolean }[]>`
-          select status::text as status, announced from comments where id = ${id}::uuid for update`
+        const [locked] = await tx.$queryRaw<(ModerationState & { announced: boolean })[]>`
+          select status::text as status, announced, moderated_by::text as "moderatedById", moderated_at as "moderatedAt"
+          from comments where id = ${id}::uuid for update`
         if (locked === undefined) return null
-        if (!allowed(locked.status)) return 'forbidden'
+        if (!allowed(locked)) return 'forbidden'
         const from = locked.status
         if (from === to) {
           const comment = await tx.comment.findUniqueOrThrow({ where: { id }, include: commentInclude })
@@ -64,7 +76,8 @@ export function makeCommentModerationStore(prisma: PrismaClient) {
         const firstPublished = to === 'published' && !locked.announced
         // Raw, not tx.comment.update: a moderation decision is not an edit, so updatedAt stays.
         await tx.$executeRaw`
-          update comments set status = ${to}::"CommentStatus", announced = announced or ${firstPublished}
+          update comments set status = ${to}::"CommentStatus", announced = announced or ${firstPublished},
+            moderated_by = ${moderatorId}::uuid, moderated_at = clock_timestamp()::timestamptz(3)
           where id = ${id}::uuid`
         const comment = await tx.comment.findUniqueOrThrow({ where: { id }, include: commentInclude })
         const delta = (to === 'published' ? 1 : 0) - (from === 'published' ? 1 : 0)

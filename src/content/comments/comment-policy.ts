@@ -22,16 +22,38 @@ export function countLinks(text: string): number {
   return links
 }
 
+/** Unicode format characters (zero-width space and joiners, soft hyphen, bidi marks, BOM): invisible. */
+const FORMAT = /\p{Cf}/gu
+/** Unicode white space (JavaScript's \s, which misses NEL). */
+const SPACE = /[\s\u0085]+/gu
+
 /**
- * The duplicate check's fingerprint: SHA-256 (hex) of the body trimmed, each run of white space
- * made one space, so `nice post` and `nice  post\n` are the same comment. Linear in the text.
+ * The text the duplicate check compares: format characters dropped, NFKC (compatibility forms such
+ * as ligatures and full-width letters become the plain ones), case-folded (upper- then lower-cased,
+ * so `ß` is `ss`, JavaScript having no case fold of its own), NFKC again (as NFKC_Casefold does),
+ * each run of white space made one space, the ends trimmed. `fir\u200bst`, `FIRST` and `ﬁrst` are
+ * `first`. Each step is one pass over the text: linear, whatever it holds.
  */
-export const bodyHash = (body: string) => createHash('sha256').update(body.trim().replace(/\s+/g, ' ')).digest('hex')
+export const normalizeForDuplicates = (body: string) =>
+  body.replace(FORMAT, '').normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC').replace(SPACE, ' ').trim()
+
+/**
+ * The duplicate check's fingerprint: SHA-256 (hex) of the normalized body (`normalizeForDuplicates`).
+ * Comments stored before this normalization keep the hash they were stored with (white space only):
+ * a new comment matches an older one only where both normalize alike, e.g. plain lower-case text.
+ */
+export const bodyHash = (body: string) => createHash('sha256').update(normalizeForDuplicates(body)).digest('hex')
 
 export interface Author {
-  /** Admins, and a post's author on their own post: never held. */
+  /**
+   * Admins, and a post's author on their own post: never held, by any rule (links and `all` too):
+   * the author can put the same links in the post's body, which nobody moderates.
+   */
   trusted: boolean
-  /** Whether the author has a published comment (asked only when the policy needs it). */
+  /**
+   * Whether the author has an approved comment: published on somebody else's post (asked only when
+   * the policy needs it). Their own comments on their own posts do not count.
+   */
   hasPublished: () => Promise<boolean>
 }
 

@@ -29,17 +29,39 @@ export async function lockPost(tx: Tx, postId: string): Promise<LockedPost | nul
 }
 
 /**
- * Seconds the author must still wait before commenting again (0: none), from their latest comment
- * in any status, by the (author_id, created_at desc) index. Taken under a lock per author held to
- * the end of the transaction, so two comments sent at once by one account (to one instance or two)
- * are checked one after the other and the second sees the first.
+ * Seconds the author must still wait before commenting again (0: none, and the interval starts
+ * now). The author's last comment time is kept in rate_limit_counters (key `comment-interval:<id>`,
+ * fleet-wide), not read from their comments, so deleting the comment does not reset the interval:
+ * one upsert that starts a new interval when the last one is over, and otherwise counts the
+ * refused attempt without moving the interval's end. In the comment's transaction: the counter's
+ * row stays locked to its end, so two comments sent at once by one account (to one instance or
+ * two) are checked one after the other and the second sees the first; a comment rolled back
+ * leaves the counter as it was.
  */
 async function floodWait(tx: Tx, authorId: string, minIntervalSeconds: number): Promise<number> {
-  await tx.$queryRaw`select pg_advisory_xact_lock(hashtextextended(${`comment-flood:${authorId}`}, 0))::text`
-  const [row] = await tx.$queryRaw<{ wait: number | null }[]>`
-    select ceil(${minIntervalSeconds}::float8 - extract(epoch from clock_timestamp() - max(created_at)))::float8 as wait
-    from comments where author_id = ${authorId}::uuid`
-  return Math.max(0, row?.wait ?? 0)
+  const [row] = await tx.$queryRaw<{ count: number; wait: number }[]>`
+    insert into rate_limit_counters (key, count, reset_at)
+    values (${`comment-interval:${authorId}`}, 1, clock_timestamp() + ${minIntervalSeconds} * interval '1 second')
+    on conflict (key) do update set
+      count = case when rate_limit_counters.reset_at <= clock_timestamp() then 1 else rate_limit_counters.count + 1 end,
+      reset_at = case when rate_limit_counters.reset_at <= clock_timestamp() then excluded.reset_at
+        else rate_limit_counters.reset_at end
+    returning count, ceil(extract(epoch from reset_at - clock_timestamp()))::float8 as wait`
+  return row!.count > 1 ? Math.max(1, row!.wait) : 0
+}
+
+/**
+ * Whether the author has an approved comment: one published on somebody else's post, at once under
+ * the policy or approved by an admin. Comments on their own posts are published at once (a post's
+ * author is trusted there) and approve nothing. Stops at the first one found, walking the author's
+ * comments newest first by the (author_id, created_at desc) index.
+ */
+async function hasApproved(tx: Tx, authorId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<unknown[]>`
+    select 1 from comments c join posts p on p.id = c.post_id
+    where c.author_id = ${authorId}::uuid and c.status = 'published' and p.author_id <> c.author_id
+    limit 1`
+  return rows.length > 0
 }
 
 /** The row the insert below returns, with its author's name. */
@@ -60,8 +82,10 @@ export interface NewComment {
  * post's lock that the transaction already holds: strictly after every comment already on the
  * post. Times then follow commit order, so a reader paging by (createdAt, id) while others comment
  * never has a comment appear behind a cursor it already passed (which a time taken at transaction
- * start, or two comments in one millisecond, could do). The post's updatedAt moves as Prisma's
- * `@updatedAt` moves it on any update of the row.
+ * start, or two comments in one millisecond, could do). A published comment adds one to the count
+ * and moves the post's updatedAt, as Prisma's `@updatedAt` moves it on any update of the row; a
+ * held one leaves the post's row alone (the update matches no row): it changes nothing others can
+ * see, so nothing they can read may move, or a reader polling posts would learn when it came.
  */
 async function insertCounted(tx: Tx, data: NewComment, status: CommentStatus): Promise<CommentRecord> {
   const published = status === 'published'
@@ -76,8 +100,8 @@ async function insertCounted(tx: Tx, data: NewComment, status: CommentStatus): P
       from next
       returning id, post_id, author_id, parent_id, body, status, announced, body_hash, created_at, updated_at
     ), counted as (
-      update posts set comment_count = comment_count + ${published ? 1 : 0}, updated_at = clock_timestamp()::timestamptz(3)
-      where id = ${data.postId}::uuid
+      update posts set comment_count = comment_count + 1, updated_at = clock_timestamp()::timestamptz(3)
+      where id = ${data.postId}::uuid and ${published}
     )
     select i.id::text as id, i.post_id::text as "postId", i.author_id::text as "authorId",
       i.parent_id::text as "parentId", i.body, i.status::text as status, i.announced, i.body_hash as "bodyHash",
@@ -202,11 +226,7 @@ export function makeCommentStore(prisma: PrismaClient) {
           const retryAfter = await floodWait(tx, data.authorId, rules.minIntervalSeconds)
           if (retryAfter > 0) return { retryAfter }
         }
-        const hasPublished = async () =>
-          (await tx.comment.findFirst({
-            where: { authorId: data.authorId, status: 'published' },
-            select: { id: true },
-          })) !== null
+        const hasPublished = () => hasApproved(tx, data.authorId)
         const comment = await insertCounted(tx, data, await rules.status(post, hasPublished))
         await added(comment, sqlIn(tx))
         return comment
@@ -216,8 +236,8 @@ export function makeCommentStore(prisma: PrismaClient) {
     edit: (...args: EditArgs) => editComment(prisma, ...args),
 
     /**
-     * Deletes the comment and its replies; how many rows went (0 when it was already gone). The
-     * post's count drops by the published ones among them.
+     * Deletes the comment and its replies; how many rows went (0 when it was already gone), and how
+     * many of them were published. The post's count drops by the published ones.
      */
     remove: (id: string, postId: string) =>
       prisma.$transaction(async (tx) => {
@@ -228,7 +248,7 @@ export function makeCommentStore(prisma: PrismaClient) {
             delete from comments where id = ${id}::uuid or parent_id = ${id}::uuid returning status)
           select count(*)::int as rows, (count(*) filter (where status = 'published'))::int as published from gone`
         if (gone!.published > 0) await addToCount(tx, postId, -gone!.published)
-        return gone!.rows
+        return gone!
       }),
   }
 }

@@ -11,6 +11,7 @@ import type { PostService } from '../posts/posts.ts'
 import { canDeleteComment, canEditComment, canSee, canSeeComment } from '../posts/visibility.ts'
 import type { WebhookEvents } from '../../webhooks/webhook-events.ts'
 import { bodyHash, countLinks, initialStatus, type CommentModeration } from './comment-policy.ts'
+import { toModeration } from './moderation-view.ts'
 
 type Comment = components['schemas']['PostComment']
 
@@ -172,7 +173,8 @@ export function makeCommentService({ store, posts, changes, events, pageMaxBytes
           from === 'published'
             ? initialStatus(policy.moderation, tooManyLinks, { trusted, hasPublished: async () => true })
             : from,
-        (held, sql) => events.emit(sql, 'comment.moderated', toComment(held)),
+        // Sent back to pending: the event says so without the text (moderation.ts, toModeration).
+        (held, sql) => events.emit(sql, 'comment.moderated', toModeration(held, 'published', new Date())),
       )
       if (edited === null) throw commentNotFound()
       if (edited === 'duplicate') throw duplicate()
@@ -185,9 +187,11 @@ export function makeCommentService({ store, posts, changes, events, pageMaxBytes
       const comment = await findVisible(principal, id)
       if (!canDeleteComment(principal, comment))
         throw forbidden("Only the comment's author, the post's author and admins may delete it.")
+      const gone = await store.remove(id, comment.postId)
       // Nothing removed: another request deleted it (or its parent) first.
-      if ((await store.remove(id, comment.postId)) === 0) throw commentNotFound()
-      await changes.changed({ postId: comment.postId })
+      if (gone.rows === 0) throw commentNotFound()
+      // Only comments others saw change what they read: a held one goes without a cache event.
+      if (gone.published > 0) await changes.changed({ postId: comment.postId })
     },
   }
 }

@@ -1,13 +1,16 @@
 // Moderation: the queue admins page through, and status changes. Admins may set any status; a
 // post's author may hide a published comment on their post and show it again, nothing more
-// (approving and spam are the site's call, not one author's). Each change moves the post's count,
+// (approving and spam are the site's call, not one author's), and only while no admin has decided
+// on it: what the policy published, or what they moderated themselves. An admin's decision stands
+// against them. Each change records who made it (comments.moderated_by, moderated_at). Each change moves the post's count,
 // tells the caches, and sends comment.moderated (and comment.created the first time it is published)
 // in its transaction.
 import type { components } from '../../generated/api.ts'
+import { toModeration } from './moderation-view.ts'
 import { DEFAULT_PAGE_LIMIT, decodeCursor, pageOf } from '../../cursor.ts'
 import type { Principal } from '../../auth/principal.ts'
 import type { CommentStore } from './comment-store.ts'
-import type { CommentModerationStore } from './comment-moderation-store.ts'
+import type { CommentModerationStore, ModerationState } from './comment-moderation-store.ts'
 import type { PostChanges } from '../posts/post-changes.ts'
 import type { WebhookEvents } from '../../webhooks/webhook-events.ts'
 import { commentNotFound, existsFor, forbidden, toComment } from './comments.ts'
@@ -51,17 +54,23 @@ export function makeCommentModeration({ store, comments, changes, events, pageMa
       const admin = principal.role === 'admin'
       const postAuthor = principal.userId === comment.post.authorId
       if (!admin && !postAuthor) throw forbidden("Only admins and the post's author may moderate its comments.")
-      // Checked again on the status as locked: another moderator may have changed it meanwhile.
-      const allowed = (from: CommentStatus) => admin || (AUTHOR_MAY.has(from) && AUTHOR_MAY.has(to))
-      if (!allowed(comment.status)) throw authorMayNot()
-      const change = await store.setStatus(id, comment.postId, to, allowed, async (change, sql) => {
-        const data = toComment(change.comment)
-        if (change.firstPublished) await events.emit(sql, 'comment.created', data)
-        await events.emit(sql, 'comment.moderated', data)
+      // Checked again on the state as locked: another moderator may have changed it meanwhile.
+      const allowed = (locked: ModerationState) =>
+        admin ||
+        (AUTHOR_MAY.has(locked.status) &&
+          AUTHOR_MAY.has(to) &&
+          (locked.moderatedAt === null || locked.moderatedById === principal.userId))
+      if (!allowed(comment)) throw authorMayNot()
+      const change = await store.setStatus(id, comment.postId, to, principal.userId, allowed, async (change, sql) => {
+        if (change.firstPublished) await events.emit(sql, 'comment.created', toComment(change.comment))
+        const at = change.comment.moderatedAt ?? new Date()
+        await events.emit(sql, 'comment.moderated', toModeration(change.comment, change.from, at))
       })
       if (change === null) throw commentNotFound()
       if (change === 'forbidden') throw authorMayNot()
-      if (change.from !== to) await changes.changed({ postId: comment.postId })
+      // Only entering or leaving `published` changes what others read (count, lists, feeds):
+      // between pending, spam and hidden nothing moves, not even a cache event others could notice.
+      if ((change.from === 'published') !== (to === 'published')) await changes.changed({ postId: comment.postId })
       return toComment(change.comment)
     },
   }
@@ -69,7 +78,7 @@ export function makeCommentModeration({ store, comments, changes, events, pageMa
 
 const authorMayNot = () =>
   forbidden(
-    "A post's author may hide published comments on their post and show hidden ones again; only admins may do more.",
+    "A post's author may hide published comments on their post and show again those they hid, unless an admin has decided on the comment; only admins may do more.",
   )
 
 export type CommentModeration = ReturnType<typeof makeCommentModeration>

@@ -55,7 +55,7 @@ t.test('replies racing the deletion of their parent: each is either refused or d
   const reader = await registerUser(app)
   const post = await createPostRecord(app, { author: reader })
   const parent = await createComment(app, reader, post.id)
-  // Each its own body: the same reply twice to one comment is 409 DUPLICATE_COMMENT.
+  // Each its own text: the same reply twice to one comment is 409 DUPLICATE_COMMENT, not this race.
   const replies = Array.from({ length: 8 }, (_, i) =>
     app.inject({
       method: 'POST',

@@ -33,6 +33,22 @@ t.test('a second comment within the interval is 429 with Retry-After, on any pos
   t.equal((await comment(app, admin, first, 'Admin two.')).statusCode, 201, 'admins are never flood-limited')
 })
 
+t.test('deleting the comment does not reset the interval: delete and repost is 429', async (t) => {
+  const app = await build(t, { COMMENT_MIN_INTERVAL_SECONDS: '600' })
+  const author = await registerUser(app, 'author')
+  const postId = (await createPostRecord(app, { author })).id
+  const reader = await registerUser(app)
+  const first = await comment(app, reader, postId, 'Said too fast.')
+  t.equal(first.statusCode, 201)
+  const id = first.json().data.id as string
+  t.equal((await app.inject({ method: 'DELETE', url: `/comments/${id}`, headers: reader.auth })).statusCode, 204)
+  const again = await comment(app, reader, postId, 'Said again.')
+  t.equal(again.statusCode, 429, 'the interval runs from the last comment written, deleted or not')
+  t.equal(again.json().error?.code, 'RATE_LIMITED')
+  const wait = Number(again.headers['retry-after'])
+  t.ok(wait > 590 && wait <= 600, `Retry-After is the seconds left (${wait})`)
+})
+
 t.test('comments sent at once by one account, to two instances: one passes', async (t) => {
   const app = await build(t, { COMMENT_MIN_INTERVAL_SECONDS: '600' })
   // A second instance on the same database where there is one to share (PostgreSQL); on the
@@ -79,3 +95,26 @@ t.test(
     t.equal((await comment(app, reader, postId, 'Great post!')).statusCode, 201, 'a deleted comment does not count')
   },
 )
+
+t.test('the duplicate check sees through case, compatibility forms and invisible characters', async (t) => {
+  const app = await build(t)
+  const author = await registerUser(app, 'author')
+  const postId = (await createPostRecord(app, { author })).id
+  const reader = await registerUser(app)
+  t.equal((await comment(app, reader, postId, 'first')).statusCode, 201)
+  for (const [body, why] of [
+    ['fir\u200bst', 'a zero-width space'],
+    ['FIRST', 'upper case'],
+    ['\ufb01rst', 'a compatibility ligature'],
+    ['f\u00adirst\u2060', 'a soft hyphen and a word joiner'],
+    ['\u2003first\u00a0', 'other white space at the ends'],
+  ] as const) {
+    const again = await comment(app, reader, postId, body)
+    t.equal(again.statusCode, 409, why)
+    t.equal(again.json().error?.code, 'DUPLICATE_COMMENT', why)
+  }
+  t.equal((await comment(app, reader, postId, 'first!')).statusCode, 201, 'other text is another comment')
+  const strasse = await comment(app, reader, postId, 'Straße')
+  t.equal(strasse.statusCode, 201)
+  t.equal((await comment(app, reader, postId, 'STRASSE')).statusCode, 409, 'case-folded: ß is ss')
+})

@@ -2375,6 +2375,8 @@ export const CommentScalarFieldEnum = {
   id: 'id',
   postId: 'postId',
   authorId: 'authorId',
+  moderatedById: 'moderatedById',
+  moderatedAt: 'moderatedAt',
   parentId: 'parentId',
   body: 'body',
   status: 'status',

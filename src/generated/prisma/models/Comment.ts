@@ -28,6 +28,8 @@ export type CommentMinAggregateOutputType = {
   id: string | null
   postId: string | null
   authorId: string | null
+  moderatedById: string | null
+  moderatedAt: Date | null
   parentId: string | null
   body: string | null
   status: $Enums.CommentStatus | null
@@ -41,6 +43,8 @@ export type CommentMaxAggregateOutputType = {
   id: string | null
   postId: string | null
   authorId: string | null
+  moderatedById: string | null
+  moderatedAt: Date | null
   parentId: string | null
   body: string | null
   status: $Enums.CommentStatus | null
@@ -54,6 +58,8 @@ export type CommentCountAggregateOutputType = {
   id: number
   postId: number
   authorId: number
+  moderatedById: number
+  moderatedAt: number
   parentId: number
   body: number
   status: number
@@ -69,6 +75,8 @@ export type CommentMinAggregateInputType = {
   id?: true
   postId?: true
   authorId?: true
+  moderatedById?: true
+  moderatedAt?: true
   parentId?: true
   body?: true
   status?: true
@@ -82,6 +90,8 @@ export type CommentMaxAggregateInputType = {
   id?: true
   postId?: true
   authorId?: true
+  moderatedById?: true
+  moderatedAt?: true
   parentId?: true
   body?: true
   status?: true
@@ -95,6 +105,8 @@ export type CommentCountAggregateInputType = {
   id?: true
   postId?: true
   authorId?: true
+  moderatedById?: true
+  moderatedAt?: true
   parentId?: true
   body?: true
   status?: true
@@ -181,6 +193,8 @@ export type CommentGroupByOutputType = {
   id: string
   postId: string
   authorId: string
+  moderatedById: string | null
+  moderatedAt: Date | null
   parentId: string | null
   body: string
   status: $Enums.CommentStatus
@@ -215,6 +229,8 @@ export type CommentWhereInput = {
   id?: Prisma.UuidFilter<"Comment"> | string
   postId?: Prisma.UuidFilter<"Comment"> | string
   authorId?: Prisma.UuidFilter<"Comment"> | string
+  moderatedById?: Prisma.UuidNullableFilter<"Comment"> | string | null
+  moderatedAt?: Prisma.DateTimeNullableFilter<"Comment"> | Date | string | null
   parentId?: Prisma.UuidNullableFilter<"Comment"> | string | null
   body?: Prisma.StringFilter<"Comment"> | string
   status?: Prisma.EnumCommentStatusFilter<"Comment"> | $Enums.CommentStatus
@@ -224,6 +240,7 @@ export type CommentWhereInput = {
   updatedAt?: Prisma.DateTimeFilter<"Comment"> | Date | string
   post?: Prisma.XOR<Prisma.PostScalarRelationFilter, Prisma.PostWhereInput>
   author?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
+  moderatedBy?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
   parent?: Prisma.XOR<Prisma.CommentNullableScalarRelationFilter, Prisma.CommentWhereInput> | null
   replies?: Prisma.CommentListRelationFilter
 }
@@ -232,6 +249,8 @@ export type CommentOrderByWithRelationInput = {
   id?: Prisma.SortOrder
   postId?: Prisma.SortOrder
   authorId?: Prisma.SortOrder
+  moderatedById?: Prisma.SortOrderInput | Prisma.SortOrder
+  moderatedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   parentId?: Prisma.SortOrderInput | Prisma.SortOrder
   body?: Prisma.SortOrder
   status?: Prisma.SortOrder
@@ -241,6 +260,7 @@ export type CommentOrderByWithRelationInput = {
   updatedAt?: Prisma.SortOrder
   post?: Prisma.PostOrderByWithRelationInput
   author?: Prisma.UserOrderByWithRelationInput
+  moderatedBy?: Prisma.UserOrderByWithRelationInput
   parent?: Prisma.CommentOrderByWithRelationInput
   replies?: Prisma.CommentOrderByRelationAggregateInput
 }
@@ -252,6 +272,8 @@ export type CommentWhereUniqueInput = Prisma.AtLeast<{
   NOT?: Prisma.CommentWhereInput | Prisma.CommentWhereInput[]
   postId?: Prisma.UuidFilter<"Comment"> | string
   authorId?: Prisma.UuidFilter<"Comment"> | string
+  moderatedById?: Prisma.UuidNullableFilter<"Comment"> | string | null
+  moderatedAt?: Prisma.DateTimeNullableFilter<"Comment"> | Date | string | null
   parentId?: Prisma.UuidNullableFilter<"Comment"> | string | null
   body?: Prisma.StringFilter<"Comment"> | string
   status?: Prisma.EnumCommentStatusFilter<"Comment"> | $Enums.CommentStatus
@@ -261,6 +283,7 @@ export type CommentWhereUniqueInput = Prisma.AtLeast<{
   updatedAt?: Prisma.DateTimeFilter<"Comment"> | Date | string
   post?: Prisma.XOR<Prisma.PostScalarRelationFilter, Prisma.PostWhereInput>
   author?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
+  moderatedBy?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
   parent?: Prisma.XOR<Prisma.CommentNullableScalarRelationFilter, Prisma.CommentWhereInput> | null
   replies?: Prisma.CommentListRelationFilter
 }, "id">
@@ -269,6 +292,8 @@ export type CommentOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
   postId?: Prisma.SortOrder
   authorId?: Prisma.SortOrder
+  moderatedById?: Prisma.SortOrderInput | Prisma.SortOrder
+  moderatedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   parentId?: Prisma.SortOrderInput | Prisma.SortOrder
   body?: Prisma.SortOrder
   status?: Prisma.SortOrder
@@ -288,6 +313,8 @@ export type CommentScalarWhereWithAggregatesInput = {
   id?: Prisma.UuidWithAggregatesFilter<"Comment"> | string
   postId?: Prisma.UuidWithAggregatesFilter<"Comment"> | string
   authorId?: Prisma.UuidWithAggregatesFilter<"Comment"> | string
+  moderatedById?: Prisma.UuidNullableWithAggregatesFilter<"Comment"> | string | null
+  moderatedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Comment"> | Date | string | null
   parentId?: Prisma.UuidNullableWithAggregatesFilter<"Comment"> | string | null
   body?: Prisma.StringWithAggregatesFilter<"Comment"> | string
   status?: Prisma.EnumCommentStatusWithAggregatesFilter<"Comment"> | $Enums.CommentStatus
@@ -299,6 +326,7 @@ export type CommentScalarWhereWithAggregatesInput = {
 
 export type CommentCreateInput = {
   id?: string
+  moderatedAt?: Date | string | null
   body: string
   status?: $Enums.CommentStatus
   announced?: boolean
@@ -307,6 +335,7 @@ export type CommentCreateInput = {
   updatedAt?: Date | string
   post: Prisma.PostCreateNestedOneWithoutCommentsInput
   author: Prisma.UserCreateNestedOneWithoutCommentsInput
+  moderatedBy?: Prisma.UserCreateNestedOneWithoutModeratedCommentsInput
   parent?: Prisma.CommentCreateNestedOneWithoutRepliesInput
   replies?: Prisma.CommentCreateNestedManyWithoutParentInput
 }
@@ -315,6 +344,8 @@ export type CommentUncheckedCreateInput = {
   id?: string
   postId: string
   authorId: string
+  moderatedById?: string | null
+  moderatedAt?: Date | string | null
   parentId?: string | null
   body: string
   status?: $Enums.CommentStatus
@@ -327,6 +358,7 @@ export type CommentUncheckedCreateInput = {
 
 export type CommentUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
   announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -335,6 +367,7 @@ export type CommentUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   post?: Prisma.PostUpdateOneRequiredWithoutCommentsNestedInput
   author?: Prisma.UserUpdateOneRequiredWithoutCommentsNestedInput
+  moderatedBy?: Prisma.UserUpdateOneWithoutModeratedCommentsNestedInput
   parent?: Prisma.CommentUpdateOneWithoutRepliesNestedInput
   replies?: Prisma.CommentUpdateManyWithoutParentNestedInput
 }
@@ -343,6 +376,8 @@ export type CommentUncheckedUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   postId?: Prisma.StringFieldUpdateOperationsInput | string
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedById?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
@@ -357,6 +392,8 @@ export type CommentCreateManyInput = {
   id?: string
   postId: string
   authorId: string
+  moderatedById?: string | null
+  moderatedAt?: Date | string | null
   parentId?: string | null
   body: string
   status?: $Enums.CommentStatus
@@ -368,6 +405,7 @@ export type CommentCreateManyInput = {
 
 export type CommentUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
   announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -380,6 +418,8 @@ export type CommentUncheckedUpdateManyInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   postId?: Prisma.StringFieldUpdateOperationsInput | string
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedById?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
@@ -408,6 +448,8 @@ export type CommentCountOrderByAggregateInput = {
   id?: Prisma.SortOrder
   postId?: Prisma.SortOrder
   authorId?: Prisma.SortOrder
+  moderatedById?: Prisma.SortOrder
+  moderatedAt?: Prisma.SortOrder
   parentId?: Prisma.SortOrder
   body?: Prisma.SortOrder
   status?: Prisma.SortOrder
@@ -421,6 +463,8 @@ export type CommentMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
   postId?: Prisma.SortOrder
   authorId?: Prisma.SortOrder
+  moderatedById?: Prisma.SortOrder
+  moderatedAt?: Prisma.SortOrder
   parentId?: Prisma.SortOrder
   body?: Prisma.SortOrder
   status?: Prisma.SortOrder
@@ -434,6 +478,8 @@ export type CommentMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
   postId?: Prisma.SortOrder
   authorId?: Prisma.SortOrder
+  moderatedById?: Prisma.SortOrder
+  moderatedAt?: Prisma.SortOrder
   parentId?: Prisma.SortOrder
   body?: Prisma.SortOrder
   status?: Prisma.SortOrder
@@ -450,10 +496,24 @@ export type CommentCreateNestedManyWithoutAuthorInput = {
   connect?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
 }
 
+export type CommentCreateNestedManyWithoutModeratedByInput = {
+  create?: Prisma.XOR<Prisma.CommentCreateWithoutModeratedByInput, Prisma.CommentUncheckedCreateWithoutModeratedByInput> | Prisma.CommentCreateWithoutModeratedByInput[] | Prisma.CommentUncheckedCreateWithoutModeratedByInput[]
+  connectOrCreate?: Prisma.CommentCreateOrConnectWithoutModeratedByInput | Prisma.CommentCreateOrConnectWithoutModeratedByInput[]
+  createMany?: Prisma.CommentCreateManyModeratedByInputEnvelope
+  connect?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
+}
+
 export type CommentUncheckedCreateNestedManyWithoutAuthorInput = {
   create?: Prisma.XOR<Prisma.CommentCreateWithoutAuthorInput, Prisma.CommentUncheckedCreateWithoutAuthorInput> | Prisma.CommentCreateWithoutAuthorInput[] | Prisma.CommentUncheckedCreateWithoutAuthorInput[]
   connectOrCreate?: Prisma.CommentCreateOrConnectWithoutAuthorInput | Prisma.CommentCreateOrConnectWithoutAuthorInput[]
   createMany?: Prisma.CommentCreateManyAuthorInputEnvelope
+  connect?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
+}
+
+export type CommentUncheckedCreateNestedManyWithoutModeratedByInput = {
+  create?: Prisma.XOR<Prisma.CommentCreateWithoutModeratedByInput, Prisma.CommentUncheckedCreateWithoutModeratedByInput> | Prisma.CommentCreateWithoutModeratedByInput[] | Prisma.CommentUncheckedCreateWithoutModeratedByInput[]
+  connectOrCreate?: Prisma.CommentCreateOrConnectWithoutModeratedByInput | Prisma.CommentCreateOrConnectWithoutModeratedByInput[]
+  createMany?: Prisma.CommentCreateManyModeratedByInputEnvelope
   connect?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
 }
 
@@ -471,6 +531,20 @@ export type CommentUpdateManyWithoutAuthorNestedInput = {
   deleteMany?: Prisma.CommentScalarWhereInput | Prisma.CommentScalarWhereInput[]
 }
 
+export type CommentUpdateManyWithoutModeratedByNestedInput = {
+  create?: Prisma.XOR<Prisma.CommentCreateWithoutModeratedByInput, Prisma.CommentUncheckedCreateWithoutModeratedByInput> | Prisma.CommentCreateWithoutModeratedByInput[] | Prisma.CommentUncheckedCreateWithoutModeratedByInput[]
+  connectOrCreate?: Prisma.CommentCreateOrConnectWithoutModeratedByInput | Prisma.CommentCreateOrConnectWithoutModeratedByInput[]
+  upsert?: Prisma.CommentUpsertWithWhereUniqueWithoutModeratedByInput | Prisma.CommentUpsertWithWhereUniqueWithoutModeratedByInput[]
+  createMany?: Prisma.CommentCreateManyModeratedByInputEnvelope
+  set?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
+  disconnect?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
+  delete?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
+  connect?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
+  update?: Prisma.CommentUpdateWithWhereUniqueWithoutModeratedByInput | Prisma.CommentUpdateWithWhereUniqueWithoutModeratedByInput[]
+  updateMany?: Prisma.CommentUpdateManyWithWhereWithoutModeratedByInput | Prisma.CommentUpdateManyWithWhereWithoutModeratedByInput[]
+  deleteMany?: Prisma.CommentScalarWhereInput | Prisma.CommentScalarWhereInput[]
+}
+
 export type CommentUncheckedUpdateManyWithoutAuthorNestedInput = {
   create?: Prisma.XOR<Prisma.CommentCreateWithoutAuthorInput, Prisma.CommentUncheckedCreateWithoutAuthorInput> | Prisma.CommentCreateWithoutAuthorInput[] | Prisma.CommentUncheckedCreateWithoutAuthorInput[]
   connectOrCreate?: Prisma.CommentCreateOrConnectWithoutAuthorInput | Prisma.CommentCreateOrConnectWithoutAuthorInput[]
@@ -482,6 +556,20 @@ export type CommentUncheckedUpdateManyWithoutAuthorNestedInput = {
   connect?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
   update?: Prisma.CommentUpdateWithWhereUniqueWithoutAuthorInput | Prisma.CommentUpdateWithWhereUniqueWithoutAuthorInput[]
   updateMany?: Prisma.CommentUpdateManyWithWhereWithoutAuthorInput | Prisma.CommentUpdateManyWithWhereWithoutAuthorInput[]
+  deleteMany?: Prisma.CommentScalarWhereInput | Prisma.CommentScalarWhereInput[]
+}
+
+export type CommentUncheckedUpdateManyWithoutModeratedByNestedInput = {
+  create?: Prisma.XOR<Prisma.CommentCreateWithoutModeratedByInput, Prisma.CommentUncheckedCreateWithoutModeratedByInput> | Prisma.CommentCreateWithoutModeratedByInput[] | Prisma.CommentUncheckedCreateWithoutModeratedByInput[]
+  connectOrCreate?: Prisma.CommentCreateOrConnectWithoutModeratedByInput | Prisma.CommentCreateOrConnectWithoutModeratedByInput[]
+  upsert?: Prisma.CommentUpsertWithWhereUniqueWithoutModeratedByInput | Prisma.CommentUpsertWithWhereUniqueWithoutModeratedByInput[]
+  createMany?: Prisma.CommentCreateManyModeratedByInputEnvelope
+  set?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
+  disconnect?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
+  delete?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
+  connect?: Prisma.CommentWhereUniqueInput | Prisma.CommentWhereUniqueInput[]
+  update?: Prisma.CommentUpdateWithWhereUniqueWithoutModeratedByInput | Prisma.CommentUpdateWithWhereUniqueWithoutModeratedByInput[]
+  updateMany?: Prisma.CommentUpdateManyWithWhereWithoutModeratedByInput | Prisma.CommentUpdateManyWithWhereWithoutModeratedByInput[]
   deleteMany?: Prisma.CommentScalarWhereInput | Prisma.CommentScalarWhereInput[]
 }
 
@@ -591,6 +679,7 @@ export type CommentUncheckedUpdateManyWithoutParentNestedInput = {
 
 export type CommentCreateWithoutAuthorInput = {
   id?: string
+  moderatedAt?: Date | string | null
   body: string
   status?: $Enums.CommentStatus
   announced?: boolean
@@ -598,6 +687,7 @@ export type CommentCreateWithoutAuthorInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   post: Prisma.PostCreateNestedOneWithoutCommentsInput
+  moderatedBy?: Prisma.UserCreateNestedOneWithoutModeratedCommentsInput
   parent?: Prisma.CommentCreateNestedOneWithoutRepliesInput
   replies?: Prisma.CommentCreateNestedManyWithoutParentInput
 }
@@ -605,6 +695,8 @@ export type CommentCreateWithoutAuthorInput = {
 export type CommentUncheckedCreateWithoutAuthorInput = {
   id?: string
   postId: string
+  moderatedById?: string | null
+  moderatedAt?: Date | string | null
   parentId?: string | null
   body: string
   status?: $Enums.CommentStatus
@@ -622,6 +714,46 @@ export type CommentCreateOrConnectWithoutAuthorInput = {
 
 export type CommentCreateManyAuthorInputEnvelope = {
   data: Prisma.CommentCreateManyAuthorInput | Prisma.CommentCreateManyAuthorInput[]
+  skipDuplicates?: boolean
+}
+
+export type CommentCreateWithoutModeratedByInput = {
+  id?: string
+  moderatedAt?: Date | string | null
+  body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  post: Prisma.PostCreateNestedOneWithoutCommentsInput
+  author: Prisma.UserCreateNestedOneWithoutCommentsInput
+  parent?: Prisma.CommentCreateNestedOneWithoutRepliesInput
+  replies?: Prisma.CommentCreateNestedManyWithoutParentInput
+}
+
+export type CommentUncheckedCreateWithoutModeratedByInput = {
+  id?: string
+  postId: string
+  authorId: string
+  moderatedAt?: Date | string | null
+  parentId?: string | null
+  body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  replies?: Prisma.CommentUncheckedCreateNestedManyWithoutParentInput
+}
+
+export type CommentCreateOrConnectWithoutModeratedByInput = {
+  where: Prisma.CommentWhereUniqueInput
+  create: Prisma.XOR<Prisma.CommentCreateWithoutModeratedByInput, Prisma.CommentUncheckedCreateWithoutModeratedByInput>
+}
+
+export type CommentCreateManyModeratedByInputEnvelope = {
+  data: Prisma.CommentCreateManyModeratedByInput | Prisma.CommentCreateManyModeratedByInput[]
   skipDuplicates?: boolean
 }
 
@@ -648,6 +780,8 @@ export type CommentScalarWhereInput = {
   id?: Prisma.UuidFilter<"Comment"> | string
   postId?: Prisma.UuidFilter<"Comment"> | string
   authorId?: Prisma.UuidFilter<"Comment"> | string
+  moderatedById?: Prisma.UuidNullableFilter<"Comment"> | string | null
+  moderatedAt?: Prisma.DateTimeNullableFilter<"Comment"> | Date | string | null
   parentId?: Prisma.UuidNullableFilter<"Comment"> | string | null
   body?: Prisma.StringFilter<"Comment"> | string
   status?: Prisma.EnumCommentStatusFilter<"Comment"> | $Enums.CommentStatus
@@ -657,8 +791,25 @@ export type CommentScalarWhereInput = {
   updatedAt?: Prisma.DateTimeFilter<"Comment"> | Date | string
 }
 
+export type CommentUpsertWithWhereUniqueWithoutModeratedByInput = {
+  where: Prisma.CommentWhereUniqueInput
+  update: Prisma.XOR<Prisma.CommentUpdateWithoutModeratedByInput, Prisma.CommentUncheckedUpdateWithoutModeratedByInput>
+  create: Prisma.XOR<Prisma.CommentCreateWithoutModeratedByInput, Prisma.CommentUncheckedCreateWithoutModeratedByInput>
+}
+
+export type CommentUpdateWithWhereUniqueWithoutModeratedByInput = {
+  where: Prisma.CommentWhereUniqueInput
+  data: Prisma.XOR<Prisma.CommentUpdateWithoutModeratedByInput, Prisma.CommentUncheckedUpdateWithoutModeratedByInput>
+}
+
+export type CommentUpdateManyWithWhereWithoutModeratedByInput = {
+  where: Prisma.CommentScalarWhereInput
+  data: Prisma.XOR<Prisma.CommentUpdateManyMutationInput, Prisma.CommentUncheckedUpdateManyWithoutModeratedByInput>
+}
+
 export type CommentCreateWithoutPostInput = {
   id?: string
+  moderatedAt?: Date | string | null
   body: string
   status?: $Enums.CommentStatus
   announced?: boolean
@@ -666,6 +817,7 @@ export type CommentCreateWithoutPostInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   author: Prisma.UserCreateNestedOneWithoutCommentsInput
+  moderatedBy?: Prisma.UserCreateNestedOneWithoutModeratedCommentsInput
   parent?: Prisma.CommentCreateNestedOneWithoutRepliesInput
   replies?: Prisma.CommentCreateNestedManyWithoutParentInput
 }
@@ -673,6 +825,8 @@ export type CommentCreateWithoutPostInput = {
 export type CommentUncheckedCreateWithoutPostInput = {
   id?: string
   authorId: string
+  moderatedById?: string | null
+  moderatedAt?: Date | string | null
   parentId?: string | null
   body: string
   status?: $Enums.CommentStatus
@@ -711,6 +865,7 @@ export type CommentUpdateManyWithWhereWithoutPostInput = {
 
 export type CommentCreateWithoutRepliesInput = {
   id?: string
+  moderatedAt?: Date | string | null
   body: string
   status?: $Enums.CommentStatus
   announced?: boolean
@@ -719,6 +874,7 @@ export type CommentCreateWithoutRepliesInput = {
   updatedAt?: Date | string
   post: Prisma.PostCreateNestedOneWithoutCommentsInput
   author: Prisma.UserCreateNestedOneWithoutCommentsInput
+  moderatedBy?: Prisma.UserCreateNestedOneWithoutModeratedCommentsInput
   parent?: Prisma.CommentCreateNestedOneWithoutRepliesInput
 }
 
@@ -726,6 +882,8 @@ export type CommentUncheckedCreateWithoutRepliesInput = {
   id?: string
   postId: string
   authorId: string
+  moderatedById?: string | null
+  moderatedAt?: Date | string | null
   parentId?: string | null
   body: string
   status?: $Enums.CommentStatus
@@ -742,6 +900,7 @@ export type CommentCreateOrConnectWithoutRepliesInput = {
 
 export type CommentCreateWithoutParentInput = {
   id?: string
+  moderatedAt?: Date | string | null
   body: string
   status?: $Enums.CommentStatus
   announced?: boolean
@@ -750,6 +909,7 @@ export type CommentCreateWithoutParentInput = {
   updatedAt?: Date | string
   post: Prisma.PostCreateNestedOneWithoutCommentsInput
   author: Prisma.UserCreateNestedOneWithoutCommentsInput
+  moderatedBy?: Prisma.UserCreateNestedOneWithoutModeratedCommentsInput
   replies?: Prisma.CommentCreateNestedManyWithoutParentInput
 }
 
@@ -757,6 +917,8 @@ export type CommentUncheckedCreateWithoutParentInput = {
   id?: string
   postId: string
   authorId: string
+  moderatedById?: string | null
+  moderatedAt?: Date | string | null
   body: string
   status?: $Enums.CommentStatus
   announced?: boolean
@@ -789,6 +951,7 @@ export type CommentUpdateToOneWithWhereWithoutRepliesInput = {
 
 export type CommentUpdateWithoutRepliesInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
   announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -797,6 +960,7 @@ export type CommentUpdateWithoutRepliesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   post?: Prisma.PostUpdateOneRequiredWithoutCommentsNestedInput
   author?: Prisma.UserUpdateOneRequiredWithoutCommentsNestedInput
+  moderatedBy?: Prisma.UserUpdateOneWithoutModeratedCommentsNestedInput
   parent?: Prisma.CommentUpdateOneWithoutRepliesNestedInput
 }
 
@@ -804,6 +968,8 @@ export type CommentUncheckedUpdateWithoutRepliesInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   postId?: Prisma.StringFieldUpdateOperationsInput | string
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedById?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
@@ -832,6 +998,22 @@ export type CommentUpdateManyWithWhereWithoutParentInput = {
 export type CommentCreateManyAuthorInput = {
   id?: string
   postId: string
+  moderatedById?: string | null
+  moderatedAt?: Date | string | null
+  parentId?: string | null
+  body: string
+  status?: $Enums.CommentStatus
+  announced?: boolean
+  bodyHash?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+}
+
+export type CommentCreateManyModeratedByInput = {
+  id?: string
+  postId: string
+  authorId: string
+  moderatedAt?: Date | string | null
   parentId?: string | null
   body: string
   status?: $Enums.CommentStatus
@@ -843,6 +1025,7 @@ export type CommentCreateManyAuthorInput = {
 
 export type CommentUpdateWithoutAuthorInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
   announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -850,6 +1033,7 @@ export type CommentUpdateWithoutAuthorInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   post?: Prisma.PostUpdateOneRequiredWithoutCommentsNestedInput
+  moderatedBy?: Prisma.UserUpdateOneWithoutModeratedCommentsNestedInput
   parent?: Prisma.CommentUpdateOneWithoutRepliesNestedInput
   replies?: Prisma.CommentUpdateManyWithoutParentNestedInput
 }
@@ -857,6 +1041,8 @@ export type CommentUpdateWithoutAuthorInput = {
 export type CommentUncheckedUpdateWithoutAuthorInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   postId?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedById?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
@@ -870,6 +1056,52 @@ export type CommentUncheckedUpdateWithoutAuthorInput = {
 export type CommentUncheckedUpdateManyWithoutAuthorInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   postId?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedById?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
+export type CommentUpdateWithoutModeratedByInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  post?: Prisma.PostUpdateOneRequiredWithoutCommentsNestedInput
+  author?: Prisma.UserUpdateOneRequiredWithoutCommentsNestedInput
+  parent?: Prisma.CommentUpdateOneWithoutRepliesNestedInput
+  replies?: Prisma.CommentUpdateManyWithoutParentNestedInput
+}
+
+export type CommentUncheckedUpdateWithoutModeratedByInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  postId?: Prisma.StringFieldUpdateOperationsInput | string
+  authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  body?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
+  announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  replies?: Prisma.CommentUncheckedUpdateManyWithoutParentNestedInput
+}
+
+export type CommentUncheckedUpdateManyWithoutModeratedByInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  postId?: Prisma.StringFieldUpdateOperationsInput | string
+  authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
@@ -882,6 +1114,8 @@ export type CommentUncheckedUpdateManyWithoutAuthorInput = {
 export type CommentCreateManyPostInput = {
   id?: string
   authorId: string
+  moderatedById?: string | null
+  moderatedAt?: Date | string | null
   parentId?: string | null
   body: string
   status?: $Enums.CommentStatus
@@ -893,6 +1127,7 @@ export type CommentCreateManyPostInput = {
 
 export type CommentUpdateWithoutPostInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
   announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -900,6 +1135,7 @@ export type CommentUpdateWithoutPostInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   author?: Prisma.UserUpdateOneRequiredWithoutCommentsNestedInput
+  moderatedBy?: Prisma.UserUpdateOneWithoutModeratedCommentsNestedInput
   parent?: Prisma.CommentUpdateOneWithoutRepliesNestedInput
   replies?: Prisma.CommentUpdateManyWithoutParentNestedInput
 }
@@ -907,6 +1143,8 @@ export type CommentUpdateWithoutPostInput = {
 export type CommentUncheckedUpdateWithoutPostInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedById?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
@@ -920,6 +1158,8 @@ export type CommentUncheckedUpdateWithoutPostInput = {
 export type CommentUncheckedUpdateManyWithoutPostInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedById?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
@@ -933,6 +1173,8 @@ export type CommentCreateManyParentInput = {
   id?: string
   postId: string
   authorId: string
+  moderatedById?: string | null
+  moderatedAt?: Date | string | null
   body: string
   status?: $Enums.CommentStatus
   announced?: boolean
@@ -943,6 +1185,7 @@ export type CommentCreateManyParentInput = {
 
 export type CommentUpdateWithoutParentInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
   announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -951,6 +1194,7 @@ export type CommentUpdateWithoutParentInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   post?: Prisma.PostUpdateOneRequiredWithoutCommentsNestedInput
   author?: Prisma.UserUpdateOneRequiredWithoutCommentsNestedInput
+  moderatedBy?: Prisma.UserUpdateOneWithoutModeratedCommentsNestedInput
   replies?: Prisma.CommentUpdateManyWithoutParentNestedInput
 }
 
@@ -958,6 +1202,8 @@ export type CommentUncheckedUpdateWithoutParentInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   postId?: Prisma.StringFieldUpdateOperationsInput | string
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedById?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
   announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -971,6 +1217,8 @@ export type CommentUncheckedUpdateManyWithoutParentInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   postId?: Prisma.StringFieldUpdateOperationsInput | string
   authorId?: Prisma.StringFieldUpdateOperationsInput | string
+  moderatedById?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  moderatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   body?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.EnumCommentStatusFieldUpdateOperationsInput | $Enums.CommentStatus
   announced?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1014,6 +1262,8 @@ export type CommentSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   id?: boolean
   postId?: boolean
   authorId?: boolean
+  moderatedById?: boolean
+  moderatedAt?: boolean
   parentId?: boolean
   body?: boolean
   status?: boolean
@@ -1023,6 +1273,7 @@ export type CommentSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   updatedAt?: boolean
   post?: boolean | Prisma.PostDefaultArgs<ExtArgs>
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  moderatedBy?: boolean | Prisma.Comment$moderatedByArgs<ExtArgs>
   parent?: boolean | Prisma.Comment$parentArgs<ExtArgs>
   replies?: boolean | Prisma.Comment$repliesArgs<ExtArgs>
   _count?: boolean | Prisma.CommentCountOutputTypeDefaultArgs<ExtArgs>
@@ -1032,6 +1283,8 @@ export type CommentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   id?: boolean
   postId?: boolean
   authorId?: boolean
+  moderatedById?: boolean
+  moderatedAt?: boolean
   parentId?: boolean
   body?: boolean
   status?: boolean
@@ -1041,6 +1294,7 @@ export type CommentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   updatedAt?: boolean
   post?: boolean | Prisma.PostDefaultArgs<ExtArgs>
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  moderatedBy?: boolean | Prisma.Comment$moderatedByArgs<ExtArgs>
   parent?: boolean | Prisma.Comment$parentArgs<ExtArgs>
 }, ExtArgs["result"]["comment"]>
 
@@ -1048,6 +1302,8 @@ export type CommentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   id?: boolean
   postId?: boolean
   authorId?: boolean
+  moderatedById?: boolean
+  moderatedAt?: boolean
   parentId?: boolean
   body?: boolean
   status?: boolean
@@ -1057,6 +1313,7 @@ export type CommentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   updatedAt?: boolean
   post?: boolean | Prisma.PostDefaultArgs<ExtArgs>
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  moderatedBy?: boolean | Prisma.Comment$moderatedByArgs<ExtArgs>
   parent?: boolean | Prisma.Comment$parentArgs<ExtArgs>
 }, ExtArgs["result"]["comment"]>
 
@@ -1064,6 +1321,8 @@ export type CommentSelectScalar = {
   id?: boolean
   postId?: boolean
   authorId?: boolean
+  moderatedById?: boolean
+  moderatedAt?: boolean
   parentId?: boolean
   body?: boolean
   status?: boolean
@@ -1073,10 +1332,11 @@ export type CommentSelectScalar = {
   updatedAt?: boolean
 }
 
-export type CommentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "postId" | "authorId" | "parentId" | "body" | "status" | "announced" | "bodyHash" | "createdAt" | "updatedAt", ExtArgs["result"]["comment"]>
+export type CommentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "postId" | "authorId" | "moderatedById" | "moderatedAt" | "parentId" | "body" | "status" | "announced" | "bodyHash" | "createdAt" | "updatedAt", ExtArgs["result"]["comment"]>
 export type CommentInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   post?: boolean | Prisma.PostDefaultArgs<ExtArgs>
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  moderatedBy?: boolean | Prisma.Comment$moderatedByArgs<ExtArgs>
   parent?: boolean | Prisma.Comment$parentArgs<ExtArgs>
   replies?: boolean | Prisma.Comment$repliesArgs<ExtArgs>
   _count?: boolean | Prisma.CommentCountOutputTypeDefaultArgs<ExtArgs>
@@ -1084,11 +1344,13 @@ export type CommentInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
 export type CommentIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   post?: boolean | Prisma.PostDefaultArgs<ExtArgs>
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  moderatedBy?: boolean | Prisma.Comment$moderatedByArgs<ExtArgs>
   parent?: boolean | Prisma.Comment$parentArgs<ExtArgs>
 }
 export type CommentIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   post?: boolean | Prisma.PostDefaultArgs<ExtArgs>
   author?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  moderatedBy?: boolean | Prisma.Comment$moderatedByArgs<ExtArgs>
   parent?: boolean | Prisma.Comment$parentArgs<ExtArgs>
 }
 
@@ -1097,6 +1359,7 @@ export type $CommentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
   objects: {
     post: Prisma.$PostPayload<ExtArgs>
     author: Prisma.$UserPayload<ExtArgs>
+    moderatedBy: Prisma.$UserPayload<ExtArgs> | null
     parent: Prisma.$CommentPayload<ExtArgs> | null
     replies: Prisma.$CommentPayload<ExtArgs>[]
   }
@@ -1104,6 +1367,16 @@ export type $CommentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     id: string
     postId: string
     authorId: string
+    /**
+     * Who last changed its status (moderateComment): an admin's decision stands against the post's
+     * author, who may change only what the policy published or they moderated themselves. Null when
+     * never moderated, or when that account is gone (`moderatedAt` still says it was moderated).
+     */
+    moderatedById: string | null
+    /**
+     * When its status was last changed by moderateComment; null when never.
+     */
+    moderatedAt: Date | null
     /**
      * One level of replies: a reply's parent is a top-level comment of the same post.
      */
@@ -1119,7 +1392,9 @@ export type $CommentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      */
     announced: boolean
     /**
-     * SHA-256 (hex) of the body with white space runs collapsed and the ends trimmed: the duplicate
+     * SHA-256 (hex) of the body normalized (comment-policy.ts, normalizeForDuplicates: format
+     * characters dropped, NFKC, case-folded, white space collapsed and trimmed; white space only for
+     * comments stored before that normalization, which keep their hash): the duplicate
      * check (DUPLICATE_COMMENT) compares it through an index instead of reading bodies. Null for
      * comments written before the check existed.
      */
@@ -1522,6 +1797,7 @@ export interface Prisma__CommentClient<T, Null = never, ExtArgs extends runtime.
   readonly [Symbol.toStringTag]: "PrismaPromise"
   post<T extends Prisma.PostDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PostDefaultArgs<ExtArgs>>): Prisma.Prisma__PostClient<runtime.Types.Result.GetResult<Prisma.$PostPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   author<T extends Prisma.UserDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.UserDefaultArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  moderatedBy<T extends Prisma.Comment$moderatedByArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Comment$moderatedByArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   parent<T extends Prisma.Comment$parentArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Comment$parentArgs<ExtArgs>>): Prisma.Prisma__CommentClient<runtime.Types.Result.GetResult<Prisma.$CommentPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   replies<T extends Prisma.Comment$repliesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Comment$repliesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CommentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
@@ -1556,6 +1832,8 @@ export interface CommentFieldRefs {
   readonly id: Prisma.FieldRef<"Comment", 'String'>
   readonly postId: Prisma.FieldRef<"Comment", 'String'>
   readonly authorId: Prisma.FieldRef<"Comment", 'String'>
+  readonly moderatedById: Prisma.FieldRef<"Comment", 'String'>
+  readonly moderatedAt: Prisma.FieldRef<"Comment", 'DateTime'>
   readonly parentId: Prisma.FieldRef<"Comment", 'String'>
   readonly body: Prisma.FieldRef<"Comment", 'String'>
   readonly status: Prisma.FieldRef<"Comment", 'CommentStatus'>
@@ -1961,6 +2239,25 @@ export type CommentDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * Limit how many Comments to delete.
    */
   limit?: number
+}
+
+/**
+ * Comment.moderatedBy
+ */
+export type Comment$moderatedByArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the User
+   */
+  select?: Prisma.UserSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the User
+   */
+  omit?: Prisma.UserOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.UserInclude<ExtArgs> | null
+  where?: Prisma.UserWhereInput
 }
 
 /**

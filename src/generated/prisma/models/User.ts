@@ -213,6 +213,7 @@ export type UserWhereInput = {
   apiTokens?: Prisma.ApiTokenListRelationFilter
   media?: Prisma.MediaListRelationFilter
   revisions?: Prisma.PostRevisionListRelationFilter
+  moderatedComments?: Prisma.CommentListRelationFilter
 }
 
 export type UserOrderByWithRelationInput = {
@@ -231,6 +232,7 @@ export type UserOrderByWithRelationInput = {
   apiTokens?: Prisma.ApiTokenOrderByRelationAggregateInput
   media?: Prisma.MediaOrderByRelationAggregateInput
   revisions?: Prisma.PostRevisionOrderByRelationAggregateInput
+  moderatedComments?: Prisma.CommentOrderByRelationAggregateInput
 }
 
 export type UserWhereUniqueInput = Prisma.AtLeast<{
@@ -252,6 +254,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   apiTokens?: Prisma.ApiTokenListRelationFilter
   media?: Prisma.MediaListRelationFilter
   revisions?: Prisma.PostRevisionListRelationFilter
+  moderatedComments?: Prisma.CommentListRelationFilter
 }, "id" | "email">
 
 export type UserOrderByWithAggregationInput = {
@@ -298,6 +301,7 @@ export type UserCreateInput = {
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
   revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateInput = {
@@ -316,6 +320,7 @@ export type UserUncheckedCreateInput = {
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
   revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUpdateInput = {
@@ -334,6 +339,7 @@ export type UserUpdateInput = {
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
   revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateInput = {
@@ -352,6 +358,7 @@ export type UserUncheckedUpdateInput = {
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
   revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserCreateManyInput = {
@@ -508,12 +515,28 @@ export type UserCreateNestedOneWithoutCommentsInput = {
   connect?: Prisma.UserWhereUniqueInput
 }
 
+export type UserCreateNestedOneWithoutModeratedCommentsInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutModeratedCommentsInput, Prisma.UserUncheckedCreateWithoutModeratedCommentsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutModeratedCommentsInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
 export type UserUpdateOneRequiredWithoutCommentsNestedInput = {
   create?: Prisma.XOR<Prisma.UserCreateWithoutCommentsInput, Prisma.UserUncheckedCreateWithoutCommentsInput>
   connectOrCreate?: Prisma.UserCreateOrConnectWithoutCommentsInput
   upsert?: Prisma.UserUpsertWithoutCommentsInput
   connect?: Prisma.UserWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutCommentsInput, Prisma.UserUpdateWithoutCommentsInput>, Prisma.UserUncheckedUpdateWithoutCommentsInput>
+}
+
+export type UserUpdateOneWithoutModeratedCommentsNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutModeratedCommentsInput, Prisma.UserUncheckedCreateWithoutModeratedCommentsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutModeratedCommentsInput
+  upsert?: Prisma.UserUpsertWithoutModeratedCommentsInput
+  disconnect?: Prisma.UserWhereInput | boolean
+  delete?: Prisma.UserWhereInput | boolean
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutModeratedCommentsInput, Prisma.UserUpdateWithoutModeratedCommentsInput>, Prisma.UserUncheckedUpdateWithoutModeratedCommentsInput>
 }
 
 export type UserCreateNestedOneWithoutMediaInput = {
@@ -561,6 +584,7 @@ export type UserCreateWithoutApiTokensInput = {
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
   revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutApiTokensInput = {
@@ -578,6 +602,7 @@ export type UserUncheckedCreateWithoutApiTokensInput = {
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
   revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutApiTokensInput = {
@@ -611,6 +636,7 @@ export type UserUpdateWithoutApiTokensInput = {
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
   revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutApiTokensInput = {
@@ -628,6 +654,7 @@ export type UserUncheckedUpdateWithoutApiTokensInput = {
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
   revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserCreateWithoutAccountTokensInput = {
@@ -645,6 +672,7 @@ export type UserCreateWithoutAccountTokensInput = {
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
   revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutAccountTokensInput = {
@@ -662,6 +690,7 @@ export type UserUncheckedCreateWithoutAccountTokensInput = {
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
   revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutAccountTokensInput = {
@@ -695,6 +724,7 @@ export type UserUpdateWithoutAccountTokensInput = {
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
   revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutAccountTokensInput = {
@@ -712,6 +742,7 @@ export type UserUncheckedUpdateWithoutAccountTokensInput = {
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
   revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserCreateWithoutSessionsInput = {
@@ -729,6 +760,7 @@ export type UserCreateWithoutSessionsInput = {
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
   revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutSessionsInput = {
@@ -746,6 +778,7 @@ export type UserUncheckedCreateWithoutSessionsInput = {
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
   revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutSessionsInput = {
@@ -779,6 +812,7 @@ export type UserUpdateWithoutSessionsInput = {
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
   revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutSessionsInput = {
@@ -796,6 +830,7 @@ export type UserUncheckedUpdateWithoutSessionsInput = {
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
   revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserCreateWithoutPostsInput = {
@@ -813,6 +848,7 @@ export type UserCreateWithoutPostsInput = {
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
   revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutPostsInput = {
@@ -830,6 +866,7 @@ export type UserUncheckedCreateWithoutPostsInput = {
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
   revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutPostsInput = {
@@ -863,6 +900,7 @@ export type UserUpdateWithoutPostsInput = {
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
   revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutPostsInput = {
@@ -880,6 +918,7 @@ export type UserUncheckedUpdateWithoutPostsInput = {
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
   revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserCreateWithoutCommentsInput = {
@@ -897,6 +936,7 @@ export type UserCreateWithoutCommentsInput = {
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
   revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutCommentsInput = {
@@ -914,11 +954,53 @@ export type UserUncheckedCreateWithoutCommentsInput = {
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
   revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutCommentsInput = {
   where: Prisma.UserWhereUniqueInput
   create: Prisma.XOR<Prisma.UserCreateWithoutCommentsInput, Prisma.UserUncheckedCreateWithoutCommentsInput>
+}
+
+export type UserCreateWithoutModeratedCommentsInput = {
+  id?: string
+  email: string
+  name: string
+  passwordHash: string
+  role?: $Enums.Role
+  emailVerified?: boolean
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
+  posts?: Prisma.PostCreateNestedManyWithoutAuthorInput
+  comments?: Prisma.CommentCreateNestedManyWithoutAuthorInput
+  accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
+  media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
+}
+
+export type UserUncheckedCreateWithoutModeratedCommentsInput = {
+  id?: string
+  email: string
+  name: string
+  passwordHash: string
+  role?: $Enums.Role
+  emailVerified?: boolean
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
+  posts?: Prisma.PostUncheckedCreateNestedManyWithoutAuthorInput
+  comments?: Prisma.CommentUncheckedCreateNestedManyWithoutAuthorInput
+  accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
+}
+
+export type UserCreateOrConnectWithoutModeratedCommentsInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutModeratedCommentsInput, Prisma.UserUncheckedCreateWithoutModeratedCommentsInput>
 }
 
 export type UserUpsertWithoutCommentsInput = {
@@ -947,6 +1029,7 @@ export type UserUpdateWithoutCommentsInput = {
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
   revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutCommentsInput = {
@@ -960,6 +1043,54 @@ export type UserUncheckedUpdateWithoutCommentsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   posts?: Prisma.PostUncheckedUpdateManyWithoutAuthorNestedInput
+  accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
+}
+
+export type UserUpsertWithoutModeratedCommentsInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutModeratedCommentsInput, Prisma.UserUncheckedUpdateWithoutModeratedCommentsInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutModeratedCommentsInput, Prisma.UserUncheckedCreateWithoutModeratedCommentsInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutModeratedCommentsInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutModeratedCommentsInput, Prisma.UserUncheckedUpdateWithoutModeratedCommentsInput>
+}
+
+export type UserUpdateWithoutModeratedCommentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
+  emailVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
+  posts?: Prisma.PostUpdateManyWithoutAuthorNestedInput
+  comments?: Prisma.CommentUpdateManyWithoutAuthorNestedInput
+  accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
+  media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
+}
+
+export type UserUncheckedUpdateWithoutModeratedCommentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
+  emailVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
+  posts?: Prisma.PostUncheckedUpdateManyWithoutAuthorNestedInput
+  comments?: Prisma.CommentUncheckedUpdateManyWithoutAuthorNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
@@ -981,6 +1112,7 @@ export type UserCreateWithoutMediaInput = {
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   revisions?: Prisma.PostRevisionCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutMediaInput = {
@@ -998,6 +1130,7 @@ export type UserUncheckedCreateWithoutMediaInput = {
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   revisions?: Prisma.PostRevisionUncheckedCreateNestedManyWithoutEditorInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutMediaInput = {
@@ -1031,6 +1164,7 @@ export type UserUpdateWithoutMediaInput = {
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   revisions?: Prisma.PostRevisionUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutMediaInput = {
@@ -1048,6 +1182,7 @@ export type UserUncheckedUpdateWithoutMediaInput = {
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   revisions?: Prisma.PostRevisionUncheckedUpdateManyWithoutEditorNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserCreateWithoutRevisionsInput = {
@@ -1065,6 +1200,7 @@ export type UserCreateWithoutRevisionsInput = {
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserUncheckedCreateWithoutRevisionsInput = {
@@ -1082,6 +1218,7 @@ export type UserUncheckedCreateWithoutRevisionsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutOwnerInput
+  moderatedComments?: Prisma.CommentUncheckedCreateNestedManyWithoutModeratedByInput
 }
 
 export type UserCreateOrConnectWithoutRevisionsInput = {
@@ -1115,6 +1252,7 @@ export type UserUpdateWithoutRevisionsInput = {
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUpdateManyWithoutModeratedByNestedInput
 }
 
 export type UserUncheckedUpdateWithoutRevisionsInput = {
@@ -1132,6 +1270,7 @@ export type UserUncheckedUpdateWithoutRevisionsInput = {
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutOwnerNestedInput
+  moderatedComments?: Prisma.CommentUncheckedUpdateManyWithoutModeratedByNestedInput
 }
 
 
@@ -1147,6 +1286,7 @@ export type UserCountOutputType = {
   apiTokens: number
   media: number
   revisions: number
+  moderatedComments: number
 }
 
 export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1157,6 +1297,7 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   apiTokens?: boolean | UserCountOutputTypeCountApiTokensArgs
   media?: boolean | UserCountOutputTypeCountMediaArgs
   revisions?: boolean | UserCountOutputTypeCountRevisionsArgs
+  moderatedComments?: boolean | UserCountOutputTypeCountModeratedCommentsArgs
 }
 
 /**
@@ -1218,6 +1359,13 @@ export type UserCountOutputTypeCountRevisionsArgs<ExtArgs extends runtime.Types.
   where?: Prisma.PostRevisionWhereInput
 }
 
+/**
+ * UserCountOutputType without action
+ */
+export type UserCountOutputTypeCountModeratedCommentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.CommentWhereInput
+}
+
 
 export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1235,6 +1383,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   apiTokens?: boolean | Prisma.User$apiTokensArgs<ExtArgs>
   media?: boolean | Prisma.User$mediaArgs<ExtArgs>
   revisions?: boolean | Prisma.User$revisionsArgs<ExtArgs>
+  moderatedComments?: boolean | Prisma.User$moderatedCommentsArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
 
@@ -1280,6 +1429,7 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   apiTokens?: boolean | Prisma.User$apiTokensArgs<ExtArgs>
   media?: boolean | Prisma.User$mediaArgs<ExtArgs>
   revisions?: boolean | Prisma.User$revisionsArgs<ExtArgs>
+  moderatedComments?: boolean | Prisma.User$moderatedCommentsArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type UserIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1298,6 +1448,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
      * The revisions of posts this user made (an admin's of others' posts too).
      */
     revisions: Prisma.$PostRevisionPayload<ExtArgs>[]
+    moderatedComments: Prisma.$CommentPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1715,6 +1866,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   apiTokens<T extends Prisma.User$apiTokensArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$apiTokensArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiTokenPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   media<T extends Prisma.User$mediaArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$mediaArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   revisions<T extends Prisma.User$revisionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$revisionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostRevisionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  moderatedComments<T extends Prisma.User$moderatedCommentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$moderatedCommentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CommentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2310,6 +2462,30 @@ export type User$revisionsArgs<ExtArgs extends runtime.Types.Extensions.Internal
   take?: number
   skip?: number
   distinct?: Prisma.PostRevisionScalarFieldEnum | Prisma.PostRevisionScalarFieldEnum[]
+}
+
+/**
+ * User.moderatedComments
+ */
+export type User$moderatedCommentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Comment
+   */
+  select?: Prisma.CommentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Comment
+   */
+  omit?: Prisma.CommentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.CommentInclude<ExtArgs> | null
+  where?: Prisma.CommentWhereInput
+  orderBy?: Prisma.CommentOrderByWithRelationInput | Prisma.CommentOrderByWithRelationInput[]
+  cursor?: Prisma.CommentWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.CommentScalarFieldEnum | Prisma.CommentScalarFieldEnum[]
 }
 
 /**
