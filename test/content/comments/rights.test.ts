@@ -113,8 +113,14 @@ const moderators: Moderator[] = [
   "admin's admin token",
 ]
 type Status = 'published' | 'pending' | 'hidden' | 'spam'
-type Change = { from: Status; to: Status; post: PostState }
-const change = (from: Status, to: Status, post: PostState = 'published'): Change => ({ from, to, post })
+/** `setBy`: who put the comment in `from` (the admin, unless the post's author hid it themselves). */
+type Change = { from: Status; to: Status; post: PostState; setBy: 'admin' | 'post author' }
+const change = (from: Status, to: Status, post: PostState = 'published', setBy: Change['setBy'] = 'admin'): Change => ({
+  from,
+  to,
+  post,
+  setBy,
+})
 
 const asOwner = (expected: { user: number; postAuthor: number; admin: number; stranger: number }) =>
   ({
@@ -131,7 +137,12 @@ const asOwner = (expected: { user: number; postAuthor: number; admin: number; st
 
 const moderation: [Change, Record<Moderator, number>][] = [
   [change('published', 'hidden'), asOwner({ stranger: 403, user: 403, postAuthor: 200, admin: 200 })],
-  [change('hidden', 'published'), asOwner({ stranger: 404, user: 403, postAuthor: 200, admin: 200 })],
+  // The post's author shows again what they hid; what an admin hid stays the admin's decision.
+  [
+    change('hidden', 'published', 'published', 'post author'),
+    asOwner({ stranger: 404, user: 403, postAuthor: 200, admin: 200 }),
+  ],
+  [change('hidden', 'published'), asOwner({ stranger: 404, user: 403, postAuthor: 403, admin: 200 })],
   // Approving and spam are the site's call: the post's author sees the comment but may not.
   [change('pending', 'published'), asOwner({ stranger: 404, user: 403, postAuthor: 403, admin: 200 })],
   [change('pending', 'spam'), asOwner({ stranger: 404, user: 403, postAuthor: 403, admin: 200 })],
@@ -179,18 +190,19 @@ t.test('moderateComment and listCommentsForModeration × caller, API tokens by s
 
   t.test('moderateComment', async (t) => {
     const published = await createPostRecord(app, { author: postAuthor })
-    for (const [{ from, to, post: state }, expectations] of moderation) {
+    for (const [{ from, to, post: state, setBy }, expectations] of moderation) {
       for (const caller of moderators) {
         // A fresh comment per cell (and a fresh post for a draft): a change must not decide the next cell.
         const post = state === 'published' ? published : await createPostRecord(app, { author: postAuthor })
         const comment = await createComment(app, commenter, post.id)
-        if (from !== 'published') t.equal((await setStatus(comment.id, from, admin.auth)).statusCode, 200)
+        const setter = setBy === 'admin' ? admin.auth : postAuthor.auth
+        if (from !== 'published') t.equal((await setStatus(comment.id, from, setter)).statusCode, 200)
         if (state === 'draft')
           await app.services.database.prisma.post.update({
             where: { id: post.id },
             data: { status: 'draft', publishedAt: null },
           })
-        const name = `${from} → ${to} on a ${state} post by ${caller}`
+        const name = `${from} (by ${setBy}) → ${to} on a ${state} post by ${caller}`
         const response = await setStatus(comment.id, to, headersOf[caller])
         const expected = expectations[caller]
         t.equal(response.statusCode, expected, name)
