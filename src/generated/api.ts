@@ -1057,8 +1057,10 @@ export interface paths {
          * @description The post's author and admins. Every create and every update that changes the post's
          *     content (title, body, excerpt, slug, categories, status, publication time, thumbnail)
          *     is kept as a revision, newest first, paged by cursor: its number (1, 2, … per post),
-         *     when and by whom it was made, which fields it changed against the revision before it
-         *     (all of them for the first), and its title. An update that changes nothing makes none.
+         *     when and by whom it was made, which fields the write that made it changed (all of
+         *     them for the first), and its title. An update that changes nothing makes none. A
+         *     change made without a revision (deleting a category moves its posts to the default
+         *     one) shows in the next revision's content, not among its changed fields.
          *
          *     Anyone else (another user, an API token of another user, an anonymous caller) gets
          *     `404 POST_NOT_FOUND`, even for a published post: revisions are never public.
@@ -2833,8 +2835,9 @@ export interface components {
          */
         RevisionField: "title" | "body" | "excerpt" | "slug" | "categories" | "status" | "publishedAt" | "thumbnail";
         /**
-         * @description The fields this revision changed against the one before it, in the order of
-         *     `RevisionField`; every field for a post's first revision.
+         * @description The fields the write that made this revision changed (the post as it found it
+         *     against the post as it left it), in the order of `RevisionField`; every field for a
+         *     post's first revision.
          */
         RevisionFields: components["schemas"]["RevisionField"][];
         /**

@@ -89,7 +89,7 @@ async function createPost(writes: Writes, principal: Principal, input: CreatePos
     // Read while the categories are still locked: a category deleted right after the commit
     // would otherwise be read as a filing without its category.
     const post = (await write.find(id))!
-    await writes.recordRevision(write, post, principal.userId)
+    await writes.recordRevision(write, post, principal.userId, null)
     if (status === 'published') await events.emit(write.sql, 'post.published', toPost(post, writes.imageUrls))
     return post
   })
@@ -185,9 +185,10 @@ async function publishIfDue(
     const due = (await write.find(id))!
     await settleSlug(write.slugs, { id, authorId: due.authorId, slug: due.slug }, due.slug, false, true)
     const post = (await write.find(id))!
-    // A revision by no one (the service): its status changed, and it is the one retention keeps
-    // as the last published, so the text readers saw is always restorable.
-    await recordRevision(write, post, null)
+    // A revision by no one (the service): its status changed (and its slug, when numbered), and it
+    // is the one retention keeps as the last published, so the text readers saw is always
+    // restorable. publishIfDue changed the status alone: the post before it is `due` as scheduled.
+    await recordRevision(write, post, null, { ...due, status: 'scheduled' })
     await events.emit(write.sql, 'post.published', toPost(post, imageUrls))
     return true
   })
