@@ -1122,14 +1122,24 @@ export interface paths {
          *     (even on a published post: revisions are never shown to them), and a revision id
          *     that is not one of this post's is `404 REVISION_NOT_FOUND`. No body.
          *
-         *     Sets the post's title, body, excerpt, slug, categories and thumbnail to the
-         *     revision's, through exactly what `updatePost` does: the same rights, slug rules (a
-         *     slug another post took meanwhile is `409 POST_SLUG_TAKEN` and nothing changes), body
-         *     rendering and its refusals, caches, and a `post.updated` webhook event. The post's
-         *     **status and publication time are kept as they are now**: restoring never publishes,
-         *     unpublishes or reschedules a post (use `updatePost` for that). Categories deleted
-         *     since the revision are left out (none left: the default category); a thumbnail is
-         *     restored as it was (a revision keeps its images).
+         *     Sets the post's title, body, excerpt, slug, categories, thumbnail, **status and
+         *     publication time** to the revision's, through exactly what `updatePost` does: the
+         *     same rights, slug rules (a slug another post took meanwhile is `409 POST_SLUG_TAKEN`
+         *     and nothing changes; publishing claims the slug, moving back to `draft` or
+         *     `scheduled` lets go of it), body rendering and its refusals, the publication job,
+         *     caches, and webhook events (`post.published` when the restore publishes the post,
+         *     `post.updated` otherwise).
+         *
+         *     - A `published` revision publishes the post with the revision's `publishedAt`: the
+         *       time it was first published is kept, not set to now as `updatePost` would.
+         *     - A `scheduled` revision whose time is still ahead schedules the post for that time.
+         *       One whose time has passed publishes the post with that time as its `publishedAt`,
+         *       as the publication job would have (the job also keeps the scheduled time when it
+         *       runs late).
+         *     - A `draft` revision makes the post a draft (`publishedAt: null`).
+         *
+         *     Categories deleted since the revision are left out (none left: the default
+         *     category); a thumbnail is restored as it was (a revision keeps its images).
          *
          *     The restore is itself a new revision when it changes anything. Send the post's `ETag`
          *     as `If-Match` to make sure nobody changed it meanwhile (`412 PRECONDITION_FAILED`
