@@ -1072,8 +1072,10 @@ export interface paths {
          * @description The post's author and admins. Every create and every update that changes the post's
          *     content (title, body, excerpt, slug, categories, status, publication time, thumbnail)
          *     is kept as a revision, newest first, paged by cursor: its number (1, 2, … per post),
-         *     when and by whom it was made, which fields it changed against the revision before it
-         *     (all of them for the first), and its title. An update that changes nothing makes none.
+         *     when and by whom it was made, which fields the write that made it changed (all of
+         *     them for the first), and its title. An update that changes nothing makes none. A
+         *     change made without a revision (deleting a category moves its posts to the default
+         *     one) shows in the next revision's content, not among its changed fields.
          *
          *     Anyone else (another user, an API token of another user, an anonymous caller) gets
          *     `404 POST_NOT_FOUND`, even for a published post: revisions are never public.
@@ -1135,14 +1137,24 @@ export interface paths {
          *     (even on a published post: revisions are never shown to them), and a revision id
          *     that is not one of this post's is `404 REVISION_NOT_FOUND`. No body.
          *
-         *     Sets the post's title, body, excerpt, slug, categories and thumbnail to the
-         *     revision's, through exactly what `updatePost` does: the same rights, slug rules (a
-         *     slug another post took meanwhile is `409 POST_SLUG_TAKEN` and nothing changes), body
-         *     rendering and its refusals, caches, and a `post.updated` webhook event. The post's
-         *     **status and publication time are kept as they are now**: restoring never publishes,
-         *     unpublishes or reschedules a post (use `updatePost` for that). Categories deleted
-         *     since the revision are left out (none left: the default category); a thumbnail is
-         *     restored as it was (a revision keeps its images).
+         *     Sets the post's title, body, excerpt, slug, categories, thumbnail, **status and
+         *     publication time** to the revision's, through exactly what `updatePost` does: the
+         *     same rights, slug rules (a slug another post took meanwhile is `409 POST_SLUG_TAKEN`
+         *     and nothing changes; publishing claims the slug, moving back to `draft` or
+         *     `scheduled` lets go of it), body rendering and its refusals, the publication job,
+         *     caches, and webhook events (`post.published` when the restore publishes the post,
+         *     `post.updated` otherwise).
+         *
+         *     - A `published` revision publishes the post with the revision's `publishedAt`: the
+         *       time it was first published is kept, not set to now as `updatePost` would.
+         *     - A `scheduled` revision whose time is still ahead schedules the post for that time.
+         *       One whose time has passed publishes the post with that time as its `publishedAt`,
+         *       as the publication job would have (the job also keeps the scheduled time when it
+         *       runs late).
+         *     - A `draft` revision makes the post a draft (`publishedAt: null`).
+         *
+         *     Categories deleted since the revision are left out (none left: the default
+         *     category); a thumbnail is restored as it was (a revision keeps its images).
          *
          *     The restore is itself a new revision when it changes anything. Send the post's `ETag`
          *     as `If-Match` to make sure nobody changed it meanwhile (`412 PRECONDITION_FAILED`
@@ -2871,8 +2883,9 @@ export interface components {
          */
         RevisionField: "title" | "body" | "excerpt" | "slug" | "categories" | "status" | "publishedAt" | "thumbnail";
         /**
-         * @description The fields this revision changed against the one before it, in the order of
-         *     `RevisionField`; every field for a post's first revision.
+         * @description The fields the write that made this revision changed (the post as it found it
+         *     against the post as it left it), in the order of `RevisionField`; every field for a
+         *     post's first revision.
          */
         RevisionFields: components["schemas"]["RevisionField"][];
         /**
@@ -5384,6 +5397,8 @@ export interface operations {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
                     ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5399,7 +5414,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

@@ -58,6 +58,22 @@ export function publishedAtAfter(input: UpdatePost, current: PostRecord, status:
 }
 
 /**
+ * The status and publication time a restore gives the post: the revision's (restorePostRevision).
+ * A published revision keeps the time it was published at. A scheduled one whose time has passed is
+ * published at that time, as the publication job would have (publishIfDue keeps the scheduled time
+ * when it runs late); one still ahead is scheduled for it.
+ */
+export function restoredStatus(
+  revision: { status: PostStatus; publishedAt: Date | null },
+  now = Date.now(),
+): { status: PostStatus; publishedAt: Date | null } {
+  const { status, publishedAt } = revision
+  if (status === 'draft' || publishedAt === null) return { status: 'draft', publishedAt: null }
+  if (status === 'scheduled' && publishedAt.getTime() > now) return { status, publishedAt }
+  return { status: 'published', publishedAt }
+}
+
+/**
  * The publication job follows the post: a new time replaces it, leaving `scheduled` cancels it.
  * The job's id after the update.
  */

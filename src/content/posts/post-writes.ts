@@ -20,6 +20,7 @@ import {
   publishedAtAfter,
   renderBody,
   reschedule,
+  restoredStatus,
 } from './post-write-rules.ts'
 import type { PostServiceOptions } from './posts.ts'
 import type { RenderedBody } from '../html/post-html.ts'
@@ -40,9 +41,15 @@ type Writes = Pick<
   | 'recordRevision'
 >
 
-/** What restorePostRevision adds to an update's input: the revision's thumbnail (src/content/revisions). */
+/**
+ * What restorePostRevision adds to an update's input (src/content/revisions): the revision's
+ * thumbnail, and its status and publication time, which an update's input cannot carry (a
+ * published post's time is not a client's to set): restoredStatus decides what they become.
+ */
 export interface Restoring {
   thumbnail: { key: string; width: number }[]
+  status: PostStatus
+  publishedAt: Date | null
 }
 
 async function createPost(writes: Writes, principal: Principal, input: CreatePost): Promise<Post> {
@@ -89,7 +96,7 @@ async function createPost(writes: Writes, principal: Principal, input: CreatePos
     // Read while the categories are still locked: a category deleted right after the commit
     // would otherwise be read as a filing without its category.
     const post = (await write.find(id))!
-    await writes.recordRevision(write, post, principal.userId)
+    await writes.recordRevision(write, post, principal.userId, null)
     if (status === 'published') await events.emit(write.sql, 'post.published', toPost(post, writes.imageUrls))
     return post
   })
@@ -122,8 +129,10 @@ async function updatePost(
     // then the posts filed there): the opposite order could deadlock with it.
     const categories = input.categoryIds === undefined ? undefined : await lockCategories(write, input.categoryIds)
     const current = await lockEditable(write, principal, id, ifMatch, writes.imageUrls)
-    const status = input.status ?? current.status
-    const publishedAt = publishedAtAfter(input, current, status)
+    // Decided in the transaction: a scheduled time that passes before it publishes, not a 400.
+    const restored = restoring === undefined ? undefined : restoredStatus(restoring)
+    const status = restored?.status ?? input.status ?? current.status
+    const publishedAt = restored === undefined ? publishedAtAfter(input, current, status) : restored.publishedAt
     const body = input.body ?? current.body
     const excerpt = input.excerpt ?? (input.body !== undefined ? deriveExcerpt(body) : current.excerpt)
     const publishJobId = await reschedule(publications, write, current, status, publishedAt)
@@ -185,9 +194,10 @@ async function publishIfDue(
     const due = (await write.find(id))!
     await settleSlug(write.slugs, { id, authorId: due.authorId, slug: due.slug }, due.slug, false, true)
     const post = (await write.find(id))!
-    // A revision by no one (the service): its status changed, and it is the one retention keeps
-    // as the last published, so the text readers saw is always restorable.
-    await recordRevision(write, post, null)
+    // A revision by no one (the service): its status changed (and its slug, when numbered), and it
+    // is the one retention keeps as the last published, so the text readers saw is always
+    // restorable. publishIfDue changed the status alone: the post before it is `due` as scheduled.
+    await recordRevision(write, post, null, { ...due, status: 'scheduled' })
     await events.emit(write.sql, 'post.published', toPost(post, imageUrls))
     return true
   })

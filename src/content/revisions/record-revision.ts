@@ -12,30 +12,34 @@ export interface RevisionLimits {
 }
 
 /**
- * Records the post's content after a write by `editorId` (null: the service itself). `before`, the
- * post as the write found it, is kept first, by no one, when the post has no revision yet (written
- * before revisions existed, or while they were off): the first edit after an upgrade can be undone.
+ * Records the post's content after a write by `editorId` (null: the service itself), naming the
+ * fields this write changed: `post` against `before`, the post as the write found it in its
+ * transaction (null for a new post: every field). Nothing is written when the write changed no
+ * content field, even if the post differs from its newest revision (a category deleted meanwhile
+ * moved it to the default one without a revision: that is not this editor's change). When the post
+ * has no revision yet (written before revisions existed, or while they were off), `before` is kept
+ * first, by no one: the first edit after an upgrade can be undone.
  */
 export type RecordRevision = (
   write: Pick<PostWrite, 'revisions'>,
   post: PostRecord,
   editorId: string | null,
-  before?: PostRecord,
+  before: PostRecord | null,
 ) => Promise<void>
 
 export function makeRevisionRecorder({ max, maxBytes }: RevisionLimits): RecordRevision {
   return async ({ revisions }, post, editorId, before) => {
     if (max === 0) return
-    let newest = await revisions.newest(post.id)
-    if (newest === null && before !== undefined) {
-      const baseline = contentOf(before)
-      await revisions.insert(post.id, 1, null, { ...baseline.content, changed: [...REVISION_FIELDS] })
-      newest = { number: 1, ...baseline.print }
-    }
-    const { content, print } = contentOf(post)
-    const changed = changedFields(newest, print)
+    const previous = before === null ? null : contentOf(before)
+    const content = contentOf(post)
+    const changed = changedFields(previous, content)
     if (changed.length === 0) return
-    await revisions.insert(post.id, (newest?.number ?? 0) + 1, editorId, { ...content, changed })
+    let number = await revisions.newestNumber(post.id)
+    if (number === null && previous !== null) {
+      await revisions.insert(post.id, 1, null, { ...previous, changed: [...REVISION_FIELDS] })
+      number = 1
+    }
+    await revisions.insert(post.id, (number ?? 0) + 1, editorId, { ...content, changed })
     await revisions.prune(post.id, max, maxBytes)
   }
 }

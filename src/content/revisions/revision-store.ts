@@ -1,10 +1,10 @@
 // The data layer for post revisions: the statements a post write makes in its own transaction
-// (the newest revision's fingerprint, the insert, the pruning), and the reads of the three
+// (the newest revision's number, the insert, the pruning), and the reads of the three
 // operations. Rules (what changed, what is kept) are in revision-rules.ts.
 import type { PrismaClient } from '../../generated/prisma/client.ts'
 import type { PostStatus } from '../../generated/prisma/enums.ts'
 import type { Tx } from '../../db/transaction.ts'
-import type { RevisionContent, RevisionFingerprint } from './revision-rules.ts'
+import type { RevisionContent } from './revision-rules.ts'
 
 /** What the view needs of a revision: its content, its editor, its thumbnail's images. */
 export const revisionInclude = {
@@ -17,19 +17,14 @@ export const revisionInclude = {
 /** A revision's statements, bound to the post write's transaction `tx` (PostStore.transaction). */
 export function revisionWrites(tx: Tx) {
   return {
-    /**
-     * The post's newest revision, as what revision-rules.ts compares: the body as its SHA-256 in
-     * hex (a 100 000-character body is not read back on every edit) and the thumbnail as
-     * `key:width` entries, sorted. Null when the post has none.
-     */
-    async newest(postId: string): Promise<RevisionFingerprint | null> {
-      const [row] = await tx.$queryRaw<(RevisionFingerprint & { publishedAt: Date | null })[]>`
-        select r.number, r.title, encode(sha256(convert_to(r.body, 'UTF8')), 'hex') as "bodyHash", r.excerpt,
-          r.slug, r.status::text as status, r.published_at as "publishedAt", r.category_ids::text[] as "categoryIds",
-          array(select i.image_key || ':' || i.width from post_revision_images i
-                where i.revision_id = r.id order by 1) as thumbnail
-        from post_revisions r where r.post_id = ${postId}::uuid order by r.number desc limit 1`
-      return row ?? null
+    /** The number of the post's newest revision; null when it has none. */
+    async newestNumber(postId: string): Promise<number | null> {
+      const newest = await tx.postRevision.findFirst({
+        where: { postId },
+        orderBy: { number: 'desc' },
+        select: { number: true },
+      })
+      return newest?.number ?? null
     },
 
     /** Inserts revision `number` of the post with its thumbnail's images (kept by RESTRICT). */

@@ -1,7 +1,7 @@
 // Post revisions: the three operations (list, read one, restore). Only the post's author and
 // admins see them (visibility.ts, canSeeRevisions); to anyone else the post does not exist. A
-// restore is updatePost with the revision's content as its input, so it passes every check an
-// edit passes and is itself recorded as a revision by that path.
+// restore is updatePost with the revision's content as its input (its status and publication time
+// too), so it passes every check an edit passes and is itself recorded as a revision by that path.
 import { notFound } from '../../errors/api-error.ts'
 import type { Principal } from '../../auth/principal.ts'
 import { decodeKeyCursor, DEFAULT_PAGE_LIMIT, keyPageOf } from '../../cursor.ts'
@@ -66,15 +66,17 @@ export function makeRevisionService({
 
     /**
      * Makes the revision the post's content through updatePost: title, body, excerpt, slug,
-     * categories (those still existing; none left: the default one) and thumbnail. Status and
-     * publication time stay as they are: a restore never publishes, unpublishes or reschedules.
+     * categories (those still existing; none left: the default one), thumbnail, and status and
+     * publication time (restoredStatus in post-write-rules.ts: a published revision keeps its
+     * time; a scheduled one whose time has passed is published at it).
      */
     async restore(principal: Principal, postId: string, revisionId: string, ifMatch: string | undefined) {
       const found = await revision(principal, postId, revisionId)
       const categoryIds = await store.existingCategories(found.categoryIds)
       const input = { title: found.title, body: found.body, excerpt: found.excerpt, slug: found.slug, categoryIds }
       const thumbnail = found.images.map(({ image, width }) => ({ key: image.key, width }))
-      return postService.update(principal, postId, input, ifMatch, { thumbnail })
+      const restoring = { thumbnail, status: found.status, publishedAt: found.publishedAt }
+      return postService.update(principal, postId, input, ifMatch, restoring)
     },
   }
 }

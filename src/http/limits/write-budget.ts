@@ -1,5 +1,5 @@
 // Each account's write budget: every operation the spec marks `x-write-budget: true` (the writes
-// of posts, thumbnails, media, comments, categories and webhooks) draws one from
+// of posts, thumbnails, revisions (a restore), media, comments, categories and webhooks) draws one from
 // WRITE_BUDGET (WRITE_BUDGET_ADMIN for admins) per WRITE_BUDGET_WINDOW_SECONDS. Counted in the
 // database (auth/rate-limit-store.ts, key `write-budget:<userId>`, one upsert a write), so the
 // budget holds across every instance; keyed by the account, so every session and API token of it

@@ -118,35 +118,45 @@ t.test('restore the first: content back, a new revision, a new ETag, caches and 
   }
 })
 
-t.test('restore keeps the status, leaves deleted categories out, and refuses a slug taken meanwhile', async (t) => {
-  const app = await build(t)
-  const author = await registerUser(app, 'rev-slug')
-  const admin = await registerAdmin(app)
-  const gone = await createCategory(app, admin)
-  const post = await createPost(app, author, { title: 'Kept slug', categoryIds: [gone.id], status: 'published' })
-  const [first] = (await revisionsOf(app, post.id, author.auth)).slice(-1)
-  await app.inject({
-    method: 'PATCH',
-    url: `/posts/${post.id}`,
-    headers: author.auth,
-    payload: { slug: 'moved-away', status: 'draft', categoryIds: [] },
-  })
-  t.equal((await app.inject({ method: 'DELETE', url: `/categories/${gone.id}`, headers: admin.auth })).statusCode, 204)
-  const restored = await restore(app, post.id, first!.id, author.auth)
-  t.equal(restored.statusCode, 200)
-  t.match(restored.json().data, { status: 'draft', slug: post.slug })
-  t.equal(restored.json().data.categories.length, 1, 'the default category')
+t.test(
+  'restore brings the status back, leaves deleted categories out, and refuses a slug taken meanwhile',
+  async (t) => {
+    const app = await build(t)
+    const author = await registerUser(app, 'rev-slug')
+    const admin = await registerAdmin(app)
+    const gone = await createCategory(app, admin)
+    const post = await createPost(app, author, { title: 'Kept slug', categoryIds: [gone.id], status: 'published' })
+    const [first] = (await revisionsOf(app, post.id, author.auth)).slice(-1)
+    await app.inject({
+      method: 'PATCH',
+      url: `/posts/${post.id}`,
+      headers: author.auth,
+      payload: { slug: 'moved-away', status: 'draft', categoryIds: [] },
+    })
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `/categories/${gone.id}`, headers: admin.auth })).statusCode,
+      204,
+    )
+    const restored = await restore(app, post.id, first!.id, author.auth)
+    t.equal(restored.statusCode, 200)
+    t.match(restored.json().data, { status: 'published', slug: post.slug, publishedAt: post.publishedAt })
+    t.equal(restored.json().data.categories.length, 1, 'the default category')
 
-  await app.inject({
-    method: 'PATCH',
-    url: `/posts/${post.id}`,
-    headers: author.auth,
-    payload: { slug: 'moved-again' },
-  })
-  await createPost(app, author, { title: 'Taker', slug: post.slug as string })
-  const taken = await restore(app, post.id, first!.id, author.auth)
-  t.same([taken.statusCode, taken.json().error.code], [409, 'POST_SLUG_TAKEN'])
-})
+    // Unpublished again, its slugs let go; another user's post is published on its first slug.
+    await app.inject({
+      method: 'PATCH',
+      url: `/posts/${post.id}`,
+      headers: author.auth,
+      payload: { slug: 'moved-again', status: 'draft' },
+    })
+    const other = await registerUser(app, 'rev-slug-taker')
+    await createPost(app, other, { title: 'Taker', slug: post.slug as string, status: 'published' })
+    const taken = await restore(app, post.id, first!.id, author.auth)
+    t.same([taken.statusCode, taken.json().error.code], [409, 'POST_SLUG_TAKEN'], 'publishing claims the slug')
+    const kept = await app.inject({ method: 'GET', url: `/posts/${post.id}`, headers: author.auth })
+    t.match(kept.json().data, { status: 'draft', slug: 'moved-again' }, 'and nothing changes')
+  },
+)
 
 t.test("a deleted post's revisions: 404, and the rows are gone", async (t) => {
   const app = await build(t)
@@ -162,3 +172,40 @@ t.test("a deleted post's revisions: 404, and the rows are gone", async (t) => {
   t.same([restored.statusCode, restored.json().error.code], [404, 'POST_NOT_FOUND'])
   t.same(await revisionRows(app, post.id), [])
 })
+
+t.test(
+  'a revision names what its own write changed: a category deleted meanwhile is not the next editor’s',
+  async (t) => {
+    const app = await build(t)
+    const author = await registerUser(app, 'rev-drift')
+    const admin = await registerAdmin(app)
+    const doomed = await createCategory(app, admin)
+    const post = await createPost(app, author, { title: 'Filed', categoryIds: [doomed.id] })
+    // Deleting the category moves the post to the default one, without a revision.
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `/categories/${doomed.id}`, headers: admin.auth })).statusCode,
+      204,
+    )
+    const patch = (payload: Record<string, unknown>) =>
+      app.inject({ method: 'PATCH', url: `/posts/${post.id}`, headers: author.auth, payload })
+
+    t.equal((await patch({ title: 'Filed' })).statusCode, 200)
+    t.equal((await revisionsOf(app, post.id, author.auth)).length, 1, 'a write that changed nothing writes none')
+
+    t.equal((await patch({ title: 'Retitled' })).statusCode, 200)
+    const [newest] = await revisionsOf(app, post.id, author.auth)
+    t.same([newest!.number, newest!.changed, newest!.editor?.id], [2, ['title'], author.id], 'the title only')
+    const read = await app.inject({
+      method: 'GET',
+      url: `/posts/${post.id}/revisions/${newest!.id}`,
+      headers: author.auth,
+    })
+    const current = await app.inject({ method: 'GET', url: `/posts/${post.id}`, headers: author.auth })
+    t.same(
+      read.json().data.categoryIds,
+      current.json().data.categories.map((category: { id: string }) => category.id),
+      'its content is still the post as the write left it: the default category',
+    )
+    t.not(read.json().data.categoryIds[0], doomed.id)
+  },
+)

@@ -88,6 +88,32 @@ t.test('every success of a budgeted write carries the fields; the budget comes b
   t.ok(await eventually(async () => (await writePost(app, writer.auth)).statusCode === 201), 'whole again')
 })
 
+t.test(
+  'restoring a revision is a write like any other: it draws from the budget, and past it restores nothing',
+  async (t) => {
+    const app = await build(t, { WRITE_BUDGET: '3', WRITE_BUDGET_WINDOW_SECONDS: '60' })
+    const writer = await registerUser(app)
+    const id = (await writePost(app, writer.auth)).json().data.id as string
+    await app.inject({ method: 'PATCH', url: `/posts/${id}`, headers: writer.auth, payload: { title: 'Edited' } })
+    const revisions = async () =>
+      (await app.inject({ method: 'GET', url: `/posts/${id}/revisions`, headers: writer.auth })).json().data as {
+        id: string
+      }[]
+    const first = (await revisions()).at(-1)!.id
+    const restore = () =>
+      app.inject({ method: 'POST', url: `/posts/${id}/revisions/${first}/restore`, headers: writer.auth })
+    const restored = await restore()
+    t.equal(restored.statusCode, 200)
+    t.equal(restored.headers['ratelimit-policy'], '"writes";q=3;w=60', 'its success carries the fields')
+    t.equal(remaining(restored.headers)?.r, 0, 'the third write of the window')
+    t.equal((await revisions()).length, 3)
+    const refused = await restore()
+    t.same([refused.statusCode, refused.json().error.code], [429, 'RATE_LIMITED'], 'past the budget')
+    t.match(refused.headers, { 'retry-after': /^\d+$/, ratelimit: /^"writes";r=0;t=\d+$/ })
+    t.equal((await revisions()).length, 3, 'and no revision is written')
+  },
+)
+
 t.test("an admin's budget is larger, and separate from the users' setting", async (t) => {
   const app = await build(t, { WRITE_BUDGET: '2', WRITE_BUDGET_ADMIN: '5', WRITE_BUDGET_WINDOW_SECONDS: '60' })
   const [admin, user] = [await registerAdmin(app), await registerUser(app)]
