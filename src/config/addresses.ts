@@ -39,6 +39,22 @@ function ownUrl(host: string, port: number): string {
 }
 
 /** The most characters PUBLIC_URL's path may have: 77 more make a thumbnail's url, which the spec bounds at 200. */
+/** The http(s) URL setting `name`, or null when unset; refused with a query, a fragment or credentials. */
+export function httpUrl(env: Env, name: string): URL | null {
+  const raw = text(env, name, null)
+  if (raw === null) return null
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(raw)
+  } catch {
+    // reported below
+  }
+  const extra = raw.includes('?') || raw.includes('#') || parsed?.username !== '' || parsed?.password !== ''
+  if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || extra)
+    throw new ConfigError(name, 'must be an http(s) URL without query, fragment or credentials', raw)
+  return parsed
+}
+
 export const PUBLIC_PATH_MAX_LENGTH = 120
 /** Segments of RFC 3986's path characters (pchar), none empty; linear: each segment ends at a slash. */
 const PUBLIC_PATH = /^(?:\/(?:[\w\-.~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})+)*$/
@@ -49,17 +65,8 @@ const PUBLIC_PATH = /^(?:\/(?:[\w\-.~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})+)*$/
  * address the service listens at, as for the links mailed.
  */
 export function publicUrl(env: Env, host: string, port: number): string {
-  const raw = text(env, 'PUBLIC_URL', null)
-  if (raw === null) return ownUrl(host, port)
-  let parsed: URL | undefined
-  try {
-    parsed = new URL(raw)
-  } catch {
-    // reported below
-  }
-  const extra = raw.includes('?') || raw.includes('#') || parsed?.username !== '' || parsed?.password !== ''
-  if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || extra)
-    throw new ConfigError('PUBLIC_URL', 'must be an http(s) URL without query, fragment or credentials', raw)
+  const parsed = httpUrl(env, 'PUBLIC_URL')
+  if (parsed === null) return ownUrl(host, port)
   let href = parsed.href
   while (href.endsWith('/')) href = href.slice(0, -1)
   // The path starts the urls of images (ThumbnailSize.url, at most 200 characters): absolute-path
@@ -69,7 +76,7 @@ export function publicUrl(env: Env, host: string, port: number): string {
     throw new ConfigError(
       'PUBLIC_URL',
       `must have a path of at most ${PUBLIC_PATH_MAX_LENGTH} characters, without empty segments or characters outside RFC 3986's`,
-      raw,
+      env.PUBLIC_URL,
     )
   return href
 }

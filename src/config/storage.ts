@@ -1,6 +1,7 @@
 // Where image bytes are kept (MEDIA_STORAGE) and how the S3-compatible object store is reached.
 // The S3 settings may be given while MEDIA_STORAGE=database: new bytes then go to the database,
 // and images already moved to the bucket are still read from it (media:migrate --to database).
+import { httpUrl } from './addresses.ts'
 import { inProduction } from './production.ts'
 import { ConfigError, flag, integer, oneOf, text, type Env } from './variables.ts'
 
@@ -45,21 +46,6 @@ const PREFIX_MAX = 200
 // A bucket name as S3 allows it (3–63 lowercase letters, digits, dots, hyphens).
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/
 const REGION = /^[a-z0-9-]{1,64}$/
-
-function httpUrl(env: Env, name: string): URL | null {
-  const raw = text(env, name, null)
-  if (raw === null) return null
-  let parsed: URL | undefined
-  try {
-    parsed = new URL(raw)
-  } catch {
-    // reported below
-  }
-  const extra = raw.includes('?') || raw.includes('#') || parsed?.username !== '' || parsed?.password !== ''
-  if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || extra)
-    throw new ConfigError(name, 'must be an http(s) URL without query, fragment or credentials', raw)
-  return parsed
-}
 
 function s3Settings(env: Env, mediaStorage: MediaStorage): S3Settings | null {
   const bucket = text(env, 'S3_BUCKET', null, 63)

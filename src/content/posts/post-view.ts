@@ -47,12 +47,11 @@ const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
  */
 export const storedHtml = (post: { html: string | null }): string => post.html ?? ''
 
-/**
- * The post as the server writes it: every property, in POST_KEYS's order. Image urls start with
- * `imageUrls` (imageUrlPrefix, src/storage/image-url.ts), as the list SQL (postColumns) writes them.
- */
-export function toPost(post: PostRecord, imageUrls: string): Wire<Post> {
-  const sizes = post.thumbnail
+type StoredImage = { image: { key: string; width: number; height: number; contentType: string } }
+
+/** A thumbnail's sizes as posts (and revisions) show them: narrowest first, urls from `imageUrls`. */
+export const thumbnailSizes = (images: StoredImage[], imageUrls: string) =>
+  images
     .map(({ image }) => ({
       width: image.width,
       height: image.height,
@@ -60,6 +59,13 @@ export function toPost(post: PostRecord, imageUrls: string): Wire<Post> {
       contentType: image.contentType as ImageType,
     }))
     .sort((a, b) => a.width - b.width || byCodePoint(a.url, b.url))
+
+/**
+ * The post as the server writes it: every property, in POST_KEYS's order. Image urls start with
+ * `imageUrls` (imageUrlPrefix, src/storage/image-url.ts), as the list SQL (postColumns) writes them.
+ */
+export function toPost(post: PostRecord, imageUrls: string): Wire<Post> {
+  const sizes = thumbnailSizes(post.thumbnail, imageUrls)
   return {
     id: post.id,
     title: post.title,

@@ -1,14 +1,12 @@
 // How a revision looks on the wire: listed (PostRevisionSummary) and whole (PostRevision).
 import type { components } from '../../generated/api.ts'
 import type { Wire } from '../../wire.ts'
-import { imageUrl } from '../../storage/image-url.ts'
+import { thumbnailSizes } from '../posts/post-view.ts'
 import { REVISION_FIELDS, type RevisionField } from './revision-rules.ts'
 import type { RevisionListed, RevisionRecord } from './revision-store.ts'
 
 export type PostRevisionSummary = components['schemas']['PostRevisionSummary']
 export type PostRevision = components['schemas']['PostRevision']
-type ImageType = components['schemas']['ThumbnailSize']['contentType']
-
 /** Only the spec's fields, in its order: a row written by a later release never breaks the contract. */
 const changedOf = (changed: string[]): RevisionField[] => REVISION_FIELDS.filter((field) => changed.includes(field))
 
@@ -25,14 +23,7 @@ export function toRevisionSummary(row: RevisionListed): Wire<PostRevisionSummary
 
 /** The revision whole; its thumbnail sizes as a post's are (by width, urls from `imageUrls`). */
 export function toRevision(row: RevisionRecord, imageUrls: string): Wire<PostRevision> {
-  const sizes = row.images
-    .map(({ image }) => ({
-      width: image.width,
-      height: image.height,
-      url: imageUrl(imageUrls, image.key),
-      contentType: image.contentType as ImageType,
-    }))
-    .sort((a, b) => a.width - b.width || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0))
+  const sizes = thumbnailSizes(row.images, imageUrls)
   return {
     id: row.id,
     number: row.number,
