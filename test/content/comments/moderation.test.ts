@@ -4,26 +4,12 @@
 // feed, comment.created.
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { registerAdmin, registerUser, type Account } from '../../helpers/accounts.ts'
+import { registerAdmin, registerUser } from '../../helpers/accounts.ts'
 import { build } from '../../helpers/build.ts'
 import { commentCounts, createPostRecord } from '../../helpers/content.ts'
 import { createWebhook } from '../../helpers/webhooks.ts'
+import { countOf, listed, moderate, postComment as post } from '../../helpers/moderation.ts'
 
-const post = (app: FastifyInstance, who: Account, postId: string, body: string, parentId?: string) =>
-  app.inject({
-    method: 'POST',
-    url: `/posts/${postId}/comments`,
-    headers: who.auth,
-    payload: { body, ...(parentId ? { parentId } : {}) },
-  })
-const moderate = (app: FastifyInstance, who: Account, id: string, status: string) =>
-  app.inject({ method: 'PATCH', url: `/comments/${id}/status`, headers: who.auth, payload: { status } })
-const listed = async (app: FastifyInstance, who: Account | null, postId: string) => {
-  const response = await app.inject({ url: `/posts/${postId}/comments`, headers: who?.auth ?? {} })
-  return (response.json().data as { id: string; status: string }[]).map(({ id, status }) => `${id}:${status}`)
-}
-const countOf = async (app: FastifyInstance, postId: string) =>
-  (await app.inject({ url: `/posts/${postId}` })).json().data.commentCount as number
 /** The comment events queued for endpoints about the post's comments, as [type, comment id, status]. */
 const eventsOf = async (app: FastifyInstance, postId: string) =>
   (await app.services.database.prisma.webhookEvent.findMany({ orderBy: { createdAt: 'asc' } }))

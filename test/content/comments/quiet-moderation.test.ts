@@ -7,11 +7,10 @@ import type { FastifyInstance } from 'fastify'
 import { registerAdmin, registerUser, type Account } from '../../helpers/accounts.ts'
 import { build } from '../../helpers/build.ts'
 import { createPostRecord } from '../../helpers/content.ts'
+import { moderate } from '../../helpers/moderation.ts'
 
 const comment = (app: FastifyInstance, who: Account, postId: string, body: string) =>
   app.inject({ method: 'POST', url: `/posts/${postId}/comments`, headers: who.auth, payload: { body } })
-const moderate = (app: FastifyInstance, who: Account, id: string, status: string) =>
-  app.inject({ method: 'PATCH', url: `/comments/${id}/status`, headers: who.auth, payload: { status } })
 
 /** The post's updatedAt as a reader gets it, and the lists' generation (moved by every cache event). */
 async function seen(app: FastifyInstance, postId: string) {
