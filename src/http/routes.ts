@@ -7,6 +7,15 @@ import type { HandlerMap } from './operations.ts'
 import { shorten } from './errors/shorten.ts'
 import { authorize } from './security.ts'
 import { drawsFromWriteBudget } from './limits/write-budget.ts'
+
+/**
+ * The write budget's hook, found on the app's services when a request comes (as authorize finds
+ * its own): operations are registered before the services exist where a test builds a bare app.
+ */
+const spendWriteBudget = (app: FastifyInstance): onRequestHookHandler =>
+  function (request, reply, done) {
+    app.services.writeBudget.hook.call(this, request, reply, done)
+  }
 import { HTTP_METHODS, type OpenApiDocument, type OperationSpec } from '../spec.ts'
 
 /** A request that announces no body bytes: no Content-Length above 0, no chunked framing. */
@@ -161,7 +170,7 @@ async function registerGlue(app: FastifyInstance, spec: OpenApiDocument, part: O
       const onRequest = [
         authorize(app, operation.security ?? spec.security ?? []),
         acceptMediaTypes(operation),
-        drawsFromWriteBudget(operation) ? app.services.writeBudget.hook : null,
+        drawsFromWriteBudget(operation) ? spendWriteBudget(app) : null,
       ].filter((hook) => hook !== null)
       // Partial route options: the glue adds method, url and schema itself (its types want them all).
       return {

@@ -267,6 +267,12 @@ t.test('every error example in the spec is what the service answers', async (t) 
         payload: { status: 'hidden' },
       })
     },
+    'NotFound.revisionNotFound': () =>
+      errorOf({
+        method: 'GET',
+        url: `/posts/${published.id}/revisions/00000000-0000-7000-8000-000000000000`,
+        headers: user.auth,
+      }),
     'Forbidden.authorMayOnlyHide': async () => {
       const { id } = await createComment(app, admin, published.id)
       return errorOf({
