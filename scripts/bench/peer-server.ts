@@ -53,7 +53,7 @@ const POST_JSON = `json_build_object(
       'width', i.width, 'height', i.height, 'url', '/images/' || i.key, 'contentType', i.content_type) order by i.width))
     from post_thumbnails t join images i on i.key = t.image_key where t.post_id = p.id having count(*) > 0),
   'mediaIds', to_json(array(select pm.media_id from post_media pm where pm.post_id = p.id order by pm.media_id)),
-  'commentCount', p.comment_count, 'createdAt', ${iso('p.created_at')}, 'updatedAt', ${iso('p.updated_at')},
+  'commentCount', p.comment_count, 'commentsOpen', p.comments_open, 'createdAt', ${iso('p.created_at')}, 'updatedAt', ${iso('p.updated_at')},
   'slug', p.slug)`
 
 /** One page of published posts, newest first, and the sort key of its last row when more follow. */
