@@ -421,17 +421,21 @@ t.test('media storage: the database by default; s3 needs its bucket; every refus
     t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), message, JSON.stringify(env))
     t.throws(() => loadConfig({ DATA_DIR: 'memory:', ...env }), ConfigError)
   }
+  // Production with everything it asks for, so that only the storage setting under test is refused.
+  const production = {
+    DATA_DIR: 'memory:',
+    NODE_ENV: 'production',
+    DATABASE_URL: 'postgres://db/blog',
+    JWT_SECRET: 'x'.repeat(40),
+    SMTP_URL: 'smtp://mail',
+    EMAIL_VERIFICATION_URL: 'https://blog.example.com/v?t={token}',
+    PASSWORD_RESET_URL: 'https://blog.example.com/r?t={token}',
+    PUBLIC_URL: 'https://blog.example.com',
+  }
   t.throws(
     () =>
       loadConfig({
-        DATA_DIR: 'memory:',
-        NODE_ENV: 'production',
-        DATABASE_URL: 'postgres://db/blog',
-        JWT_SECRET: 'x'.repeat(40),
-        SMTP_URL: 'smtp://mail',
-        EMAIL_VERIFICATION_URL: 'https://blog.example.com/v?t={token}',
-        PASSWORD_RESET_URL: 'https://blog.example.com/r?t={token}',
-        PUBLIC_URL: 'https://blog.example.com',
+        ...production,
         MEDIA_STORAGE: 's3',
         S3_BUCKET: 'blog-images',
         S3_ENDPOINT: 'https://minio.internal',
@@ -439,18 +443,7 @@ t.test('media storage: the database by default; s3 needs its bucket; every refus
     /^Invalid configuration: S3_REGION is required with S3_BUCKET in production/,
     'production names the region even for an S3-compatible store',
   )
-  const productionWith = (base: string) => () =>
-    loadConfig({
-      DATA_DIR: 'memory:',
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgres://db/blog',
-      JWT_SECRET: 'x'.repeat(40),
-      SMTP_URL: 'smtp://mail',
-      EMAIL_VERIFICATION_URL: 'https://blog.example.com/v?t={token}',
-      PASSWORD_RESET_URL: 'https://blog.example.com/r?t={token}',
-      PUBLIC_URL: 'https://blog.example.com',
-      MEDIA_PUBLIC_BASE_URL: base,
-    })
+  const productionWith = (base: string) => () => loadConfig({ ...production, MEDIA_PUBLIC_BASE_URL: base })
   t.throws(
     productionWith('http://cdn.example.com/images'),
     /^Invalid configuration: MEDIA_PUBLIC_BASE_URL must be https in production/,
