@@ -71,7 +71,11 @@ t.test(
     t.equal(me.statusCode, 200, `getMe answers while the uploads hang (${me.statusCode})`)
     t.equal(list.statusCode, 200, `an uncached listPosts answers too (${list.statusCode})`)
     t.equal(settled, 0, 'and no upload had been answered yet')
-    t.equal(busy(), UPLOADS_MAX, `the hanging uploads hold ${UPLOADS_MAX} connections, not the pool's ${POOL}`)
+    // The reads' own connections go back once their queries end, which may follow their answers.
+    t.ok(
+      await eventually(async () => busy() === UPLOADS_MAX),
+      `the hanging uploads hold ${UPLOADS_MAX} connections, not the pool's ${POOL} (${busy()} busy)`,
+    )
     t.same(
       app.services.storage.uploads.stats(),
       { active: UPLOADS_MAX, waiting: UPLOADS - UPLOADS_MAX, refused: 0 },
