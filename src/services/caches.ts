@@ -1,7 +1,6 @@
 // The read caches, as makeServices builds them: posts by id, slugs, public list pages and feeds,
 // with their sizes derived from the post cache's settings, their metrics, and the one `changes`
 // that every writer calls once its write has committed (docs/architecture.md, "Caches").
-import { imageUrlPrefix } from '../storage/image-url.ts'
 import type { Config } from '../config.ts'
 import { makeFeedCache } from '../content/feed/feed.ts'
 import { listPageFootprintBound, makeListCache } from '../content/posts/list-cache.ts'
@@ -32,7 +31,7 @@ export interface CachesOptions {
 }
 
 export function makeCaches({ config, stores, listGeneration, broadcast, metrics, log }: CachesOptions) {
-  const postCache = makePostCache(loadPost(stores.posts, imageUrlPrefix(config)), {
+  const postCache = makePostCache(loadPost(stores.posts), {
     maxEntries: config.postCacheMaxEntries,
     maxBytes: config.postCacheMaxBytes,
     ttlMs: config.postCacheTtlSeconds * 1000,

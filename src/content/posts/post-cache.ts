@@ -46,7 +46,8 @@ const matches = (post: Post, selector: Exclude<PostSelector, { createdPostId: st
 /** A post's footprint: its bytes, the object (about twice as much, in UTF-16 strings) and some overhead. */
 const sizeOf = (entry: CachedPost) => entry.bytes.length * 3 + 512
 
-export function makePostCache(load: (id: string) => Promise<Post | null>, options: PostCacheOptions) {
+/** `load` answers a post as the JSON the API sends for it (the database writes it: post-store.ts), or null. */
+export function makePostCache(load: (id: string) => Promise<string | null>, options: PostCacheOptions) {
   const stats = { hits: 0, misses: 0, evictions: 0 }
   const enabled = options.maxEntries > 0
   const cache = new LRUCache<string, CachedPost>({
@@ -70,9 +71,10 @@ export function makePostCache(load: (id: string) => Promise<Post | null>, option
     if (pending) return pending
     stats.misses++
     const read = load(id).then(
-      (post) => {
-        const json = post === null ? '' : JSON.stringify(post)
-        const entry = post === null ? null : { post, etag: etagOfJson(json), bytes: Buffer.from(json) }
+      (json) => {
+        // The object answers who may see the post and which invalidations match it; the bytes are sent.
+        const entry =
+          json === null ? null : { post: JSON.parse(json) as Post, etag: etagOfJson(json), bytes: Buffer.from(json) }
         if (inflight.get(id) === read) {
           inflight.delete(id)
           // Only posts are kept: a miss for an unknown id must not fill the cache.

@@ -8,7 +8,7 @@ import type { CachedPost } from './post-cache.ts'
 import type { ListedPage, PostStatus, PostStore } from './post-store.ts'
 import { listEtagOf, pageMetaBytes, type ListedPosts } from './list-cache.ts'
 import { safeSearchText } from '../search/search-query.ts'
-import { toPost, type Post } from './post-view.ts'
+import type { Post } from './post-view.ts'
 import { canSee, listScope } from './visibility.ts'
 import type { PostServiceOptions } from './posts.ts'
 
@@ -37,18 +37,12 @@ function listed({ json, next, postIds, authorIds }: ListedPage, limit: number): 
   return { bytes, page, pageBytes: pageMetaBytes(page), etag: listEtagOf(bytes, page), postIds, authorIds }
 }
 
-/** What GET /posts/{id}'s cache loads on a miss: the post as stored, whoever may see it. */
-export const loadPost = (store: PostStore, imageUrls: string) => async (id: string) => {
-  const record = await store.find(id)
-  return record && toPost(record, imageUrls)
-}
+/** What GET /posts/{id}'s cache loads on a miss: the post as stored, whoever may see it, as the JSON sent. */
+export const loadPost = (store: PostStore) => (id: string) => store.findJson(id)
 
-type ReadOptions = Pick<
-  PostServiceOptions,
-  'store' | 'cache' | 'slugs' | 'lists' | 'listGeneration' | 'pageMaxBytes' | 'imageUrls'
->
+type ReadOptions = Pick<PostServiceOptions, 'store' | 'cache' | 'slugs' | 'lists' | 'listGeneration' | 'pageMaxBytes'>
 
-export function makePostReads({ store, cache, slugs, lists, listGeneration, pageMaxBytes, imageUrls }: ReadOptions) {
+export function makePostReads({ store, cache, slugs, lists, listGeneration, pageMaxBytes }: ReadOptions) {
   async function readList(principal: Principal | null, query: ListPostsQuery): Promise<ListedPosts> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT
     const status = query.status ?? 'published'
@@ -68,9 +62,10 @@ export function makePostReads({ store, cache, slugs, lists, listGeneration, page
 
   return {
     async get(principal: Principal | null, id: string): Promise<Post> {
-      const post = await store.find(id)
-      if (!post || !canSee(principal, post)) throw postNotFound()
-      return toPost(post, imageUrls)
+      const json = await store.findJson(id)
+      const post = json === null ? null : (JSON.parse(json) as Post)
+      if (!post || !canSee(principal, { authorId: post.author.id, status: post.status })) throw postNotFound()
+      return post
     },
 
     /**

@@ -2,7 +2,7 @@
 // post-write-store.ts), the html backfill's reads and writes. Lists are in post-list-store.ts.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts'
 import type { PostStatus } from '../../generated/prisma/enums.ts'
-import { inSnapshot, type Tx } from '../../db/transaction.ts'
+import type { Tx } from '../../db/transaction.ts'
 import type { StoreImages } from '../thumbnails/image-store.ts'
 import { listPage, postJsonOf, type ListQuery } from './post-list-store.ts'
 import { writesIn, type PostWrite } from './post-write-store.ts'
@@ -49,11 +49,6 @@ export function makePostStore(
   // A client that gives up first leaves the statement running on the server, long after its
   // request was answered 503.
   const statementTimeout = databaseTimeoutMs === undefined ? undefined : String(Math.floor(databaseTimeoutMs * 0.9))
-  // A snapshot costs a transaction's round trips on every read, and torn reads are rare (a write
-  // committing between two queries of one read), so reads go without one and only a torn result
-  // is read again inside one.
-  const torn = (post: PostRecord) =>
-    post.categories.length === 0 || post.categories.some((filing) => filing.category === null)
   const postJson = postJsonOf(imageUrls)
 
   return {
@@ -71,10 +66,15 @@ export function makePostStore(
         transactionTimeoutMs === undefined ? undefined : { timeout: transactionTimeoutMs },
       ),
 
-    /** The post with its relations. */
-    async find(id: string) {
-      const post = await loadPost(prisma, id)
-      return post !== null && torn(post) ? inSnapshot(prisma, (read) => loadPost(read, id)) : post
+    /**
+     * The post as the JSON GET /posts/{id} sends, or null: built by the database in one statement
+     * (one snapshot, so never torn by a write between two reads), the same bytes as a list's item.
+     */
+    async findJson(id: string): Promise<string | null> {
+      const [row] = await prisma.$queryRaw<
+        { json: string }[]
+      >`select ${postJson} as json from posts p where p.id = ${id}::uuid`
+      return row?.json ?? null
     },
 
     /** The media items of `ownerId` that have a rendition among `keys`, by key (body-media-store.ts). */
