@@ -18,6 +18,8 @@ export interface Figure {
   /** requests per second / those of the figure named `ratioTo`, measured in the same run */
   ratio?: number
   ratioTo?: string
+  /** Measured in rounds (scripts/bench/rounds.ts): each round's ratio (else req/s); this figure is the median round. */
+  rounds?: number[]
   /**
    * The service's reads per request sent, warm-up included (scripts/bench/sql-count.ts): of posts,
    * of the lists' generation, of every other table; and loads of posts (1: one each alone would make).
@@ -99,5 +101,9 @@ export function formatFigure(figure: Figure): string {
     figure.sql === undefined
       ? ''
       : `  [a request: ${figure.sql.loadsPerRequest?.toFixed(2) ?? 'n/a'} loads, ${figure.sql.postsReadsPerRequest.toFixed(1)} reads of posts, ${figure.sql.generationReadsPerRequest.toFixed(2)} of the generation, ${figure.sql.otherReadsPerRequest.toFixed(2)} of other tables]`
-  return `${figure.name.padEnd(36)} ${String(figure.requestsPerSecond).padStart(7)} req/s  p50 ${String(figure.p50Ms).padStart(4)} ms  p99 ${String(figure.p99Ms).padStart(4)} ms${ratio}${failures}${sql}`
+  const rounds =
+    figure.rounds === undefined || figure.rounds.length < 2
+      ? ''
+      : `  (median of ${figure.rounds.length} rounds: ${figure.rounds.map((value) => (figure.ratio === undefined ? String(value) : value.toFixed(2))).join(', ')})`
+  return `${figure.name.padEnd(36)} ${String(figure.requestsPerSecond).padStart(7)} req/s  p50 ${String(figure.p50Ms).padStart(4)} ms  p99 ${String(figure.p99Ms).padStart(4)} ms${ratio}${rounds}${failures}${sql}`
 }

@@ -144,12 +144,10 @@ export async function cachedFigures(
   const post = await equal.compare(specs.post, serverUrl, peer)
   const bySlug = await equal.compare(specs.bySlug, serverUrl, { baseline: post.ours })
   const feed = await equal.compare(specs.feed, serverUrl, peer)
-  const lists = {
-    first: await equal.compare(specs.first, serverUrl, peer),
-    cursor: await equal.compare(specs.cursor, serverUrl, peer),
-    category: await equal.compare(specs.category, serverUrl, peer),
-  }
-  return { ping, post, bySlug, feed, lists }
+  const first = await equal.compare(specs.first, serverUrl, peer)
+  const cursor = await equal.compare(specs.cursor, serverUrl, peer)
+  const category = await equal.compare(specs.category, serverUrl, peer)
+  return { ping, post, bySlug, feed, first, cursor, category }
 }
 
 /** On a server with its caches off: against the pg peer when there is one (PostgreSQL), else alone. */
@@ -165,13 +163,11 @@ export async function uncachedFigures(
   const peer = pgPeer ? { peer: { url: pgPeer.url, answers: 'data' as const } } : {}
   const post = await equal.compare(specs.post, serverUrl, peer)
   const postMerged = await equal.compare(specs.postMerged, serverUrl, { baseline: post.ours })
-  const lists = {
-    first: await equal.compare(specs.first, serverUrl, peer),
-    cursor: await equal.compare(specs.cursor, serverUrl, peer),
-    category: await equal.compare(specs.category, serverUrl, peer),
-  }
-  const firstMerged = await equal.compare(specs.firstMerged, serverUrl, { baseline: lists.first.ours })
+  const first = await equal.compare(specs.first, serverUrl, peer)
+  const cursor = await equal.compare(specs.cursor, serverUrl, peer)
+  const category = await equal.compare(specs.category, serverUrl, peer)
+  const firstMerged = await equal.compare(specs.firstMerged, serverUrl, { baseline: first.ours })
   const feed = await equal.compare(specs.feed, serverUrl, { baseline: cached.feed })
   const bySlug = await equal.compare(specs.bySlug, serverUrl, { baseline: post.ours })
-  return { post, postMerged, lists, firstMerged, feed, bySlug }
+  return { post, postMerged, first, cursor, category, firstMerged, feed, bySlug }
 }
