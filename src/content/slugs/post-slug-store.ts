@@ -92,11 +92,11 @@ export function makePostSlugStore(prisma: PrismaClient) {
   return {
     /** The post a slug leads to (the slug being its current one or an earlier one), and its current slug. */
     async find(slug: string): Promise<{ id: string; current: string } | null> {
-      const row = await prisma.postSlug.findUnique({
-        where: { slug },
-        select: { postId: true, post: { select: { slug: true } } },
-      })
-      return row && { id: row.postId, current: row.post.slug }
+      // One statement (Prisma's relation select is two): one round trip, and one snapshot.
+      const [row] = await prisma.$queryRaw<{ id: string; current: string }[]>`
+        select s.post_id::text as id, p.slug as current
+        from post_slugs s join posts p on p.id = s.post_id where s.slug = ${slug}`
+      return row ?? null
     },
   }
 }

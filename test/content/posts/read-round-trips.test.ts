@@ -44,3 +44,32 @@ t.test(
     })
   },
 )
+
+/** The session check a signed-in request makes (src/auth/sessions): the caller's role and session, one statement. */
+const SESSION_CHECK = 1
+
+t.test(
+  "getPostBySlug with no cache: the slug with its post's current slug, then the post; signed in, the session check more",
+  { skip: usingPostgres ? false : 'counted on node-postgres, which the embedded database does not use' },
+  async (t) => {
+    const app = await build(t, { POST_CACHE_MAX_ENTRIES: '0' })
+    const author = await registerUser(app)
+    const post = await createPost(app, author, { status: 'published' })
+    const reads = {
+      'getPostBySlug, anonymous': { url: `/posts/by-slug/${post.slug}`, headers: {}, statements: 2 },
+      'getPostBySlug, signed in': {
+        url: `/posts/by-slug/${post.slug}`,
+        headers: author.auth,
+        statements: 2 + SESSION_CHECK,
+      },
+      'getPost, signed in': { url: `/posts/${post.id}`, headers: author.auth, statements: 1 + SESSION_CHECK },
+    }
+    for (const [name, { url, headers, statements }] of Object.entries(reads)) {
+      await app.inject({ method: 'GET', url, headers })
+      const counted = await statementsOf(async () =>
+        t.equal((await app.inject({ method: 'GET', url, headers })).statusCode, 200, name),
+      )
+      t.equal(counted.count, statements, `${name}: ${statements} statements`, { statements: counted.texts })
+    }
+  },
+)
