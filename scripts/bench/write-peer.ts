@@ -26,7 +26,7 @@
 //   post, author, body hash, parent); the insert with its time and the post's count in one
 //   statement (insertCounted); the webhook subscribers of comment.created (subscribersIn), and for
 //   each endpoint the event with its NOTIFY (insertEventIn) and pg-boss's job insert (pg-boss 10's
-//   send, its SQL and parameters as logged); COMMIT. 10 statements in all with the two after it
+//   send, its SQL and parameters as logged); COMMIT. 9 statements in all with the one after it
 //   (test/content/comments/round-trips.test.ts), 2 more an endpoint.
 // createPost (src/content/posts/post-writes.ts createPost, status published, categories given):
 //   BEGIN; the statement timeout (set_config, DATABASE_TIMEOUT_MS × 0.9); the categories locked
@@ -35,20 +35,20 @@
 //   for an own draft with the slug, the slug's claim (settleSlug); the search vector (reindex); the
 //   post read back (post-write-store.ts loadPostInOne: one statement); the newest revision's
 //   number, the revision insert, the pruning (record-revision.ts); the subscribers of
-//   post.published (and event, jobs); COMMIT. 19 statements in all (test/content/posts/round-trips.test.ts).
+//   post.published (and event, jobs); COMMIT. 18 statements in all (test/content/posts/round-trips.test.ts).
 // updatePost (post-writes.ts updatePost, a new body, no If-Match: it is optional):
 //   before the transaction, the post's author and status (findOwnerAndStatus: rights are checked
 //   before the body is rendered); BEGIN; the statement timeout; the post locked `for update`
 //   (lockForEdit) and read (one statement); Prisma's update of the post; (post_media cleared only
 //   when the post shows media: the bench's show none); the search vector; the post read again; the
 //   newest revision's number, the revision insert, the pruning; the subscribers of post.updated
-//   (and event, jobs); COMMIT. 17 statements in all.
+//   (and event, jobs); COMMIT. 16 statements in all.
 //
 // After the commit, as our server does once a write changed what posts or lists show
 // (src/content/posts/post-changes.ts): the lists' generation moved on (one upsert) and the other
-// instances told (pg_notify), each a statement of its own outside the transaction, as ours runs
-// them: inside, the generation's one row would stay locked until the commit and every write of
-// the server would queue behind it, which ours does not do.
+// instances told (pg_notify), in one statement of its own outside the transaction, as ours runs
+// it: inside, the generation's one row would stay locked until the commit and every write of the
+// server would queue behind it, which ours does not do.
 //
 // Answers: the same envelope, the same data (the post or comment as read back, keys in the same
 // order, an ETag on posts computed alike), the static headers our server sends (PEER_HEADERS, as
@@ -302,12 +302,15 @@ const BOSS_SEND_SQL = `
     RETURNING id
   `
 
-// post-changes.ts, list-generation.ts, post-invalidations.ts: after the commit.
+// post-changes.ts, list-generation.ts: after the commit, the generation and the NOTIFY in one statement.
 const ADVANCE_GENERATION_SQL = `
-  insert into list_generations (id, value, changed_at) values (1, 1, clock_timestamp())
-  on conflict (id) do update set value = list_generations.value + 1,
-    changed_at = greatest(clock_timestamp(), list_generations.changed_at)`
-const NOTIFY_SQL = 'select pg_notify($1, $2)'
+  with advanced as (
+    insert into list_generations (id, value, changed_at) values (1, 1, clock_timestamp())
+    on conflict (id) do update set value = list_generations.value + 1,
+      changed_at = greatest(clock_timestamp(), list_generations.changed_at)
+    returning 1
+  )
+  select pg_notify($1, $2) from advanced`
 
 // ---- The caller ----
 
@@ -374,10 +377,9 @@ async function inTransaction<T>(statementTimeout: boolean, work: (db: Db) => Pro
   }
 }
 
-/** post-changes.ts `changed`: the lists' generation, then the other instances told. */
+/** post-changes.ts `changed`: the lists' generation moved on, the other instances told, in one statement. */
 async function changed(selector: string) {
-  await pool.query(ADVANCE_GENERATION_SQL)
-  await pool.query(NOTIFY_SQL, ['post_cache', `${SENDER}/${selector}`])
+  await pool.query(ADVANCE_GENERATION_SQL, ['post_cache', `${SENDER}/${selector}`])
 }
 
 /** webhook-events.ts `emit`: the subscribers, and for each the event (once) and a delivery job. */

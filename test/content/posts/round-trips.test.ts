@@ -15,17 +15,17 @@ import { statementsOf } from '../../helpers/statements.ts'
  * locked, the post's insert and its filings', the author's slug lock, their drafts' slugs checked,
  * the slug claimed, the search vector, the post read back (one statement), the newest revision's
  * number, the revision's insert, its pruning, the endpoints listening, COMMIT; the lists'
- * generation and the NOTIFY to the other instances. Published, in two categories, no media in the
+ * generation with the NOTIFY to the other instances (one statement). Published, in two categories, no media in the
  * body (there is no post_media row to clear on a new post).
  */
-const STATEMENTS_PER_CREATE = 19
+const STATEMENTS_PER_CREATE = 18
 /**
  * The session check and the budget; the post's author and status (before rendering); BEGIN, the
  * statement timeout, the post locked and read (one statement), its update, the search vector,
  * the post read again, the revision's number, insert and pruning, the endpoints listening, COMMIT;
- * the lists' generation and the NOTIFY. A new body without media on a post that shows none.
+ * the lists' generation with the NOTIFY. A new body without media on a post that shows none.
  */
-const STATEMENTS_PER_EDIT = 17
+const STATEMENTS_PER_EDIT = 16
 
 t.test(
   `a post costs ${STATEMENTS_PER_CREATE} statements, an edit of its body ${STATEMENTS_PER_EDIT}`,
