@@ -19,7 +19,9 @@
 //   DUPLICATE_COMMENT), every edit changes the body (and so the excerpt: a revision each time),
 //   and every post has a history of 50 revisions before the figures (made in SQL), so that every
 //   edit prunes one, on both sides alike, however many each side makes. No If-Match: it is optional.
-// - Both sides get the same sequence of requests and the same warm-up; which runs first alternates.
+// - Both sides get the same sequence of requests and the same warm-up before each run; the runs
+//   go A, B, B, A (each side's figure the mean of its two, so that a drift of the machine, which
+//   others share, falls on both), and which side is A alternates from one write to the next.
 // - The peer sends our statements, text for text, in the same order and transactions:
 //   test/scripts/write-peer.test.ts compares them one write at a time (a write whose statements
 //   change fails there until the peer follows).
@@ -116,6 +118,8 @@ export interface WriteFigure {
   tables: { ours: Record<string, TableCounts>; peer: Record<string, TableCounts>; problems: string[] }
   /** Events our server delivered to the receiver during the side's warm-up and figure (webhook round). */
   delivered?: number
+  /** The runs, in the order they ran (ABBA for the target figures, AB for the webhook round). */
+  runs: Figure[]
 }
 
 export interface WriteFigures {
@@ -273,21 +277,38 @@ const WRITTEN: Record<WriteKind, string> = {
 /** The statements every request sent pays before its body is read: counted per request sent. */
 const PER_REQUEST_TABLES = new Set(['sessions', 'rate_limit_counters'])
 
-/** The counts per write done (the requests' own per request sent); the writes done. */
-function perWrite(
-  kind: WriteKind,
-  before: Record<string, TableCounts>,
-  after: Record<string, TableCounts>,
-  sent: number,
-) {
+/** What a run changed in each table: `after` less `before`. */
+function deltaOf(before: Record<string, TableCounts>, after: Record<string, TableCounts>) {
   const zero = { inserted: 0, updated: 0, deleted: 0, reads: 0 }
-  const delta = (table: string, counted: keyof TableCounts) => after[table]![counted] - (before[table] ?? zero)[counted]
-  const writes = delta(WRITTEN[kind], 'inserted')
+  return Object.fromEntries(
+    Object.entries(after).map(([table, counts]) => [
+      table,
+      Object.fromEntries(
+        COUNTED.map((counted) => [counted, counts[counted] - (before[table] ?? zero)[counted]]),
+      ) as unknown as TableCounts,
+    ]),
+  )
+}
+
+/** The counts of runs together. */
+function sumOf(deltas: Record<string, TableCounts>[]) {
+  const total: Record<string, TableCounts> = {}
+  for (const delta of deltas)
+    for (const [table, counts] of Object.entries(delta)) {
+      const sum = (total[table] ??= { inserted: 0, updated: 0, deleted: 0, reads: 0 })
+      for (const counted of COUNTED) sum[counted] += counts[counted]
+    }
+  return total
+}
+
+/** The counts per write done (the requests' own per request sent); the writes done. */
+function perWrite(kind: WriteKind, delta: Record<string, TableCounts>, sent: number) {
+  const writes = delta[WRITTEN[kind]]?.inserted ?? 0
   const result: Record<string, TableCounts> = {}
-  for (const table of Object.keys(after)) {
+  for (const [table, counts] of Object.entries(delta)) {
     const per = PER_REQUEST_TABLES.has(table) ? sent : writes
-    const counts = Object.fromEntries(COUNTED.map((counted) => [counted, delta(table, counted) / per]))
-    if (COUNTED.some((counted) => counts[counted] !== 0)) result[table] = counts as unknown as TableCounts
+    const perCounts = Object.fromEntries(COUNTED.map((counted) => [counted, counts[counted] / per]))
+    if (COUNTED.some((counted) => perCounts[counted] !== 0)) result[table] = perCounts as unknown as TableCounts
   }
   return { tables: result, writes }
 }
@@ -570,6 +591,21 @@ async function prepare(database: ScratchDatabase, receiverUrl: string): Promise<
 
 // ---- the figures ----
 
+/** A side's runs as one figure: the mean of their req/s, the worse of their p50 and p99, every failure. */
+function meanOf(runs: Figure[], name: string): Figure {
+  const sum = (pick: (run: Figure) => number) => runs.reduce((total, run) => total + pick(run), 0)
+  return {
+    name,
+    requestsPerSecond: Math.round(sum((run) => run.requestsPerSecond) / runs.length),
+    p50Ms: Math.max(...runs.map((run) => run.p50Ms)),
+    p99Ms: Math.max(...runs.map((run) => run.p99Ms)),
+    non2xx: sum((run) => run.non2xx),
+    errors: sum((run) => run.errors),
+    requests: sum((run) => run.requests ?? 0),
+    sent: sum((run) => run.sent ?? 0),
+  }
+}
+
 async function measureWrite(
   stage: Stage,
   counters: { ours: Counter; peer: Counter },
@@ -586,52 +622,73 @@ async function measureWrite(
   const [oursAnswer, peerAnswer] = [await ask(server.url, check), await ask(peer.url, check)]
   const differences = differencesOf(kind, oursAnswer, peerAnswer)
 
+  // Each side's requests go on from one of its runs to the next: no body, title or slug repeats.
+  const progress = { ours: writers.map(() => 0), peer: writers.map(() => 0) }
   const run = async (side: 'ours' | 'peer') => {
     const url = side === 'ours' ? server.url : peer.url
     const counter = counters[side]
-    const progress: Progress = writers.map(() => 0)
     const label = `${kind}${options.webhook ? ', webhook' : ''}, ${side === 'ours' ? 'ours' : 'bare node:http + pg'}`
     const before = await counter.read()
     const deliveredBefore = options.delivered()
     const common = { url, connections: options.connections }
     const warm = await measure(`${label} (warm-up)`, {
       ...common,
-      ...sequence(kind, writers, categoryIds, progress, round),
+      ...sequence(kind, writers, categoryIds, progress[side], round),
       duration: options.warmSeconds,
     })
     const pid = side === 'ours' ? server.child.pid! : peer.pid
     const [cpuBefore, backendsBefore] = [cpuMs(pid), await counter.backendsCpu()]
     const figure = await measure(label, {
       ...common,
-      ...sequence(kind, writers, categoryIds, progress, round),
+      ...sequence(kind, writers, categoryIds, progress[side], round),
       duration: options.duration,
     })
     const ended = Date.now()
     const [cpuAfter, backendsAfter] = [cpuMs(pid), await counter.backendsCpu()]
     let databaseCpu = 0
     for (const [backend, after] of backendsAfter) databaseCpu += after - (backendsBefore.get(backend) ?? after)
-    const answered = Math.max(1, figure.requests ?? 0)
-    const cpuMsPerWrite = {
-      process: Math.round(((cpuAfter - cpuBefore) / answered) * 100) / 100,
-      database: Math.round((databaseCpu / answered) * 100) / 100,
-    }
     if (side === 'ours')
       await counter.settle(() => fetch(`${url}/health`).then((r) => r.arrayBuffer()), 'blog-api', ended)
     else await counter.settle(() => fetch(`${url}/poke`).then((r) => r.arrayBuffer()), 'bench-write-peer', ended)
-    const sent = (warm.sent ?? 0) + (figure.sent ?? 0)
-    const failures = { non2xx: figure.non2xx + warm.non2xx, errors: figure.errors + warm.errors }
-    const { tables, writes } = perWrite(kind, before, await counter.read(), sent)
     return {
-      figure: { ...figure, ...failures },
-      tables,
-      writes,
-      cpuMsPerWrite,
+      side,
+      figure: { ...figure, non2xx: figure.non2xx + warm.non2xx, errors: figure.errors + warm.errors },
+      sent: (warm.sent ?? 0) + (figure.sent ?? 0),
+      delta: deltaOf(before, await counter.read()),
+      cpu: { process: cpuAfter - cpuBefore, database: databaseCpu, answered: figure.requests ?? 0 },
       delivered: options.delivered() - deliveredBefore,
     }
   }
-  const first = await run(peerFirst ? 'peer' : 'ours')
-  const second = await run(peerFirst ? 'ours' : 'peer')
-  const [oursRun, peerRun] = peerFirst ? [second, first] : [first, second]
+  // ABBA for the target figures (each side's figure the mean of its two runs: a drift of the
+  // machine, which others share, falls on both), AB for the webhook round.
+  const [a, b]: ['ours' | 'peer', 'ours' | 'peer'] = peerFirst ? ['peer', 'ours'] : ['ours', 'peer']
+  const runs: Awaited<ReturnType<typeof run>>[] = []
+  for (const side of options.webhook ? [a, b] : [a, b, b, a]) runs.push(await run(side))
+  const sideOf = (side: 'ours' | 'peer') => {
+    const mine = runs.filter((one) => one.side === side)
+    const answered = Math.max(
+      1,
+      mine.reduce((sum, one) => sum + one.cpu.answered, 0),
+    )
+    const perWriteMs = (ms: number) => Math.round((ms / answered) * 100) / 100
+    return {
+      figure: meanOf(
+        mine.map((one) => one.figure),
+        mine[0]!.figure.name,
+      ),
+      ...perWrite(
+        kind,
+        sumOf(mine.map((one) => one.delta)),
+        mine.reduce((sum, one) => sum + one.sent, 0),
+      ),
+      cpuMsPerWrite: {
+        process: perWriteMs(mine.reduce((sum, one) => sum + one.cpu.process, 0)),
+        database: perWriteMs(mine.reduce((sum, one) => sum + one.cpu.database, 0)),
+      },
+      delivered: mine.reduce((sum, one) => sum + one.delivered, 0),
+    }
+  }
+  const [oursRun, peerRun] = [sideOf('ours'), sideOf('peer')]
   const ratio = Math.round((oursRun.figure.requestsPerSecond / peerRun.figure.requestsPerSecond) * 100) / 100
   const problems = options.webhook
     ? []
@@ -646,6 +703,7 @@ async function measureWrite(
     bytes: { ours: Buffer.byteLength(oursAnswer.body), peer: Buffer.byteLength(peerAnswer.body) },
     cpuMsPerWrite: { ours: oursRun.cpuMsPerWrite, peer: peerRun.cpuMsPerWrite },
     tables: { ours: oursRun.tables, peer: peerRun.tables, problems },
+    runs: runs.map((one) => one.figure),
     ...(options.webhook ? { delivered: oursRun.delivered } : {}),
   }
 }
@@ -724,6 +782,9 @@ export function describeWrites(writes: WriteFigures): string {
     `${process.toFixed(2)} + ${database.toFixed(2)}`
   const describe = (figure: WriteFigure) => {
     lines.push(formatFigure(figure.peer), formatFigure(figure.ours))
+    lines.push(
+      `  runs in order: ${figure.runs.map((run) => `${run.name.endsWith(', ours') ? 'ours' : 'peer'} ${run.requestsPerSecond}`).join(', ')} req/s`,
+    )
     lines.push(
       `  answers: ${figure.bytes.ours} bytes from ours, ${figure.bytes.peer} from the peer${figure.differences.length === 0 ? ', alike' : ''}; CPU ms per write (process + PostgreSQL): ours ${cpu(figure.cpuMsPerWrite.ours)}, the peer ${cpu(figure.cpuMsPerWrite.peer)}`,
     )
