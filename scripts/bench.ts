@@ -37,7 +37,11 @@
 //   alone: `npx tsx scripts/bench-media.ts`);
 // - updatePost latency with post revisions on against off (POST_REVISIONS_MAX=0), and the revision
 //   tables' bytes after 1 000 edits of a 100 000-character post (scripts/bench/revisions.ts; alone:
-//   `npx tsx scripts/bench-revisions.ts`).
+//   `npx tsx scripts/bench-revisions.ts`);
+// - createComment, createPost and updatePost against a bare node:http + pg server running the same
+//   statements in the same transaction (scripts/bench/write-peer.ts), rate limits, write budgets,
+//   revisions and the webhook lookup on our side, then with a webhook endpoint subscribed
+//   (PostgreSQL only; scripts/bench/writes.ts; alone: `npm run bench -- writes`).
 // The server runs with each account's write budget lifted (BENCH_WRITE_BUDGET, scripts/bench/seed.ts):
 // the seed, the webhook bursts, the render flood, the list abuse and the abusers write far more
 // than 120 a minute from one account. Still counted: every write pays the budget's one upsert.
@@ -78,6 +82,7 @@ import { measureWebhooks } from './bench/webhooks.ts'
 import { formatRevisions, measureRevisions, revisionsMet, REVISIONS_TARGET } from './bench/revisions.ts'
 import { medianValue, mediansOf, middleIndex, ROUNDS, type MedianCompared } from './bench/rounds.ts'
 import { describeMedia, MEDIA_BENCH_ENV, measureMedia, startS3Process, type MediaFigures } from './bench/media.ts'
+import { benchWritesOnly, describeWrites, measureWrites, WRITES_TARGET, writesMet } from './bench/writes.ts'
 
 const DURATION = Number(process.env.BENCH_DURATION_SECONDS ?? 10)
 /** The warm-up run before each side of a compared figure, the same on both. */
@@ -104,6 +109,11 @@ const untilIdle = () => new Promise((resolve) => setTimeout(resolve, 35_000))
 
 const measure = (name: string, options: autocannon.Options) =>
   measureWith(name, { connections: CONNECTIONS, duration: DURATION, ...options })
+
+if (process.argv[2] === 'writes') {
+  const writes = await benchWritesOnly({ duration: DURATION, warmSeconds: WARM_SECONDS, connections: CONNECTIONS })
+  process.exit(writes === null || writesMet(writes) ? 0 : 1)
+}
 
 if (process.argv[2] === 'tokens') {
   const reads = await benchTokensOnly({
@@ -385,6 +395,21 @@ ${describeMedia(media.at(-1)!)}`)
   const revisions = await measureRevisions(process.env.DATABASE_URL)
   console.log(`\nrevisions (${kind}):\n${formatRevisions(revisions)}`)
 
+  // Writes against a bare node:http + pg peer running the same statements (PostgreSQL only): a
+  // server and a scratch database of their own, the peer on a copy of it.
+  const writes =
+    kind === 'postgres'
+      ? await measureWrites(process.env.DATABASE_URL!, {
+          duration: DURATION,
+          warmSeconds: WARM_SECONDS,
+          connections: CONNECTIONS,
+        })
+      : null
+  if (writes) {
+    console.log(`\n${describeWrites(writes)}`)
+    for (const figure of [...writes.figures, ...writes.webhookFigures]) figures.push(figure.peer, figure.ours)
+  } else console.log('\nwrites against a bare peer: n/a on the embedded database (the peer runs on PostgreSQL)')
+
   // A target is met only by runs in which every request got a 2xx: fast 4xx/5xx or dropped
   // connections would flatter the figure. A ratio also counts its peer's run. A compared figure
   // meets its target only if it did the same work as what it is compared with (equal-work.ts).
@@ -476,6 +501,13 @@ ${describeMedia(media.at(-1)!)}`)
     ),
     [LIST_ABUSE_TARGET]: { runs: [], met: listAbuseMet(listAbuse) },
     [REVISIONS_TARGET]: { runs: [], met: revisionsMet(revisions) },
+    // Every request 2xx on both sides, the same answers and the same rows and scans per write (writes.ts).
+    [WRITES_TARGET]: writes
+      ? checked(
+          writes.figures.flatMap((figure) => [figure.peer, figure.ours]),
+          writesMet(writes),
+        )
+      : null,
   }
   console.log(`\ntargets (read figures and memory: the median of ${ROUNDS} rounds, each on a server of its own):`)
   for (const [target, verdict] of Object.entries(verdicts)) {
@@ -515,6 +547,7 @@ ${describeMedia(media.at(-1)!)}`)
         webhooks,
         media,
         revisions,
+        writes,
         tokenReads,
         fairness,
         targets,

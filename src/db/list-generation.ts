@@ -18,7 +18,11 @@ export interface ListGeneration {
   current(): Promise<bigint>
   /** current(), with the times the feed dates itself by (src/content/feed/feed.ts), in the same one-row read. */
   stamp(): Promise<GenerationStamp>
-  advance(): Promise<void>
+  /**
+   * Moves the generation on; with `notify`, sends that notification in the same statement (one
+   * round trip, not two): PostgreSQL delivers it when the statement commits, with the generation.
+   */
+  advance(notify?: { channel: string; message: string }): Promise<void>
 }
 
 export function makeListGeneration(prisma: PrismaClient): ListGeneration {
@@ -35,15 +39,27 @@ export function makeListGeneration(prisma: PrismaClient): ListGeneration {
         from (select 1) as one left join list_generations g on g.id = 1`
       return { value: row!.value ?? 0n, changedAt: row!.changedAt ?? new Date(0), now: row!.now }
     },
-    async advance() {
+    async advance(notify) {
       // Dated as late as the statement can: clock_timestamp(), read once the row is locked (now()
       // is the statement's start, before any wait for the lock), so changes are dated in the order
       // they take the row. What remains, the moment between this and the commit, the feed allows
       // for (src/http/headers/conditional.ts). greatest(): never back in time, should the clock be set back.
+      if (notify === undefined) {
+        await prisma.$executeRaw`
+          insert into list_generations (id, value, changed_at) values (1, 1, clock_timestamp())
+          on conflict (id) do update set value = list_generations.value + 1,
+            changed_at = greatest(clock_timestamp(), list_generations.changed_at)`
+        return
+      }
+      // $executeRaw: pg_notify returns void, which $queryRaw cannot read back (post-invalidations.ts).
       await prisma.$executeRaw`
-        insert into list_generations (id, value, changed_at) values (1, 1, clock_timestamp())
-        on conflict (id) do update set value = list_generations.value + 1,
-          changed_at = greatest(clock_timestamp(), list_generations.changed_at)`
+        with advanced as (
+          insert into list_generations (id, value, changed_at) values (1, 1, clock_timestamp())
+          on conflict (id) do update set value = list_generations.value + 1,
+            changed_at = greatest(clock_timestamp(), list_generations.changed_at)
+          returning 1
+        )
+        select pg_notify(${notify.channel}, ${notify.message}) from advanced`
     },
   }
 }

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '../../log.ts'
 import type { ListGeneration } from '../../db/list-generation.ts'
-import { ALL as EVERYTHING } from '../../db/post-invalidations.ts'
+import { ALL as EVERYTHING, CHANNEL } from '../../db/post-invalidations.ts'
 import type { PostSelector } from './post-cache.ts'
 
 /** A cache that writes invalidate: the post cache and the list cache. */
@@ -16,7 +16,10 @@ export interface ChangeListener {
   clear(): void
 }
 
-/** Sends one message to every instance; null on the embedded database, which has only one. */
+/**
+ * Sends one message to every instance (NOTIFY on CHANNEL, post-invalidations.ts); null on the
+ * embedded database, which has only one.
+ */
 export type Broadcast = ((message: string) => Promise<void>) | null
 
 export function encodeSelector(selector: PostSelector): string {
@@ -58,10 +61,16 @@ export function makePostChanges(
   // sent them, and hearing them again later would empty its list cache a second time, for nothing.
   // An instance that does not know this form reads it as unreadable and forgets everything (safe).
   const sender = randomUUID()
-  /** Moves the lists' generation on and tells the other instances; never throws. */
+  /**
+   * Moves the lists' generation on and tells the other instances, in one statement (the
+   * notification goes out with the generation); never throws. Should that statement fail, the
+   * generation did not move, and the notification is sent on its own, as it would have been.
+   */
   async function publish(selector: PostSelector | null) {
+    const message = `${sender}/${selector === null ? EVERYTHING : encodeSelector(selector)}`
     try {
-      await listGeneration.advance()
+      await listGeneration.advance(broadcast === null ? undefined : { channel: CHANNEL, message })
+      return
     } catch (error) {
       log.warn(
         { err: error, selector },
@@ -70,7 +79,7 @@ export function makePostChanges(
     }
     if (broadcast === null) return
     try {
-      await broadcast(`${sender}/${selector === null ? EVERYTHING : encodeSelector(selector)}`)
+      await broadcast(message)
     } catch (error) {
       log.warn(
         { err: error, selector },

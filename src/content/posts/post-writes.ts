@@ -84,7 +84,7 @@ async function createPost(writes: Writes, principal: Principal, input: CreatePos
       categoryIds,
       slug,
     )
-    await write.showMedia(id, principal.userId, mediaIds)
+    await write.showMedia(id, principal.userId, mediaIds, [])
     // Claimed only when published; a draft's slug has only to be free for its author.
     const holder = { id, authorId: principal.userId, slug }
     await settleSlug(write.slugs, holder, slug, input.slug !== undefined, status === 'published')
@@ -151,7 +151,7 @@ async function updatePost(
     // in a statement that leaves the body alone.
     if (html !== undefined && html === current.html && body !== current.body) await write.update(id, { html })
     // The media shown change with the body only (a post's author never changes).
-    if (rendered !== undefined) await write.showMedia(id, current.authorId, rendered.mediaIds)
+    if (rendered !== undefined) await write.showMedia(id, current.authorId, rendered.mediaIds, current.media)
     if (categories !== undefined) await write.fileUnder(id, known(categories))
     const released = restoring === undefined ? 0 : await write.restoreThumbnail(id, restoring.thumbnail)
     await moveSlugs(write, current, status, input.slug)
