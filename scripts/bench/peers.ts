@@ -50,23 +50,30 @@ export async function startPeer(options: {
   const folder = mkdtempSync(join(tmpdir(), 'blog-bench-peer-'))
   const fixedFile = join(folder, 'fixed.json')
   writeFileSync(fixedFile, JSON.stringify(options.fixed ?? {}))
-  // With the server's node flags and allocator settings; through tsx, whose loader costs only at start-up.
-  const child = spawnNode(
-    ['--import=tsx', 'scripts/bench/peer-server.ts'],
+  return startPeerProcess(
+    'scripts/bench/peer-server.ts',
     {
       PEER_FIXED_FILE: fixedFile,
       ...(options.databaseUrl ? { PEER_DATABASE_URL: options.databaseUrl } : {}),
       PEER_POOL_MAX: String(options.poolMax ?? 10),
     },
-    ['ignore', 'pipe', 'inherit'],
+    () => rmSync(folder, { recursive: true, force: true }),
   )
+}
+
+/**
+ * Starts a peer `script` that prints `{"port": N}` once listening, with the server's node flags and
+ * allocator settings, through tsx (whose loader costs only at start-up); `cleanup` runs at its stop.
+ */
+export async function startPeerProcess(script: string, env: Record<string, string>, cleanup = () => {}): Promise<Peer> {
+  const child = spawnNode(['--import=tsx', script], env, ['ignore', 'pipe', 'inherit'])
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string]
   const { port } = JSON.parse(line) as { port: number }
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid!,
     async stop() {
-      rmSync(folder, { recursive: true, force: true })
+      cleanup()
       if (child.exitCode !== null) return
       const exited = once(child, 'exit')
       child.kill('SIGKILL')

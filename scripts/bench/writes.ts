@@ -44,13 +44,13 @@ import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { readFileSync } from 'node:fs'
-import { createInterface } from 'node:readline'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { scratchPostgres, type ScratchDatabase } from './database.ts'
 import { formatFigure, measure, type Figure } from './measure.ts'
 import { BENCH_ADMIN, BENCH_COMMENTS, BENCH_WRITE_BUDGET, seed } from './seed.ts'
-import { spawnNode, startServer, type RunningServer } from './server.ts'
+import { startPeerProcess, type Peer } from './peers.ts'
+import { startServer, type RunningServer } from './server.ts'
 
 export const WRITES_TARGET =
   'createComment/createPost/updatePost >= 0.5 x bare node:http + pg (same statements, one transaction)'
@@ -405,27 +405,10 @@ function differencesOf(kind: WriteKind, ours: Answer, peer: Answer): string[] {
 
 // ---- the peer, the receiver ----
 
-export interface WritePeer {
-  url: string
-  pid: number
-  stop(): Promise<void>
-}
+export type WritePeer = Peer
 
-export async function startWritePeer(env: Record<string, string>): Promise<WritePeer> {
-  const child = spawnNode(['--import=tsx', 'scripts/bench/write-peer.ts'], env, ['ignore', 'pipe', 'inherit'])
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string]
-  const { port } = JSON.parse(line) as { port: number }
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid!,
-    async stop() {
-      if (child.exitCode !== null) return
-      const exited = once(child, 'exit')
-      child.kill('SIGKILL')
-      await exited
-    },
-  }
-}
+export const startWritePeer = (env: Record<string, string>): Promise<WritePeer> =>
+  startPeerProcess('scripts/bench/write-peer.ts', env)
 
 /** Answers every event 204 and counts them. */
 async function startReceiver() {
