@@ -5,7 +5,8 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { registerAdmin, registerUser, type Account } from '../../helpers/accounts.ts'
-import { build } from '../../helpers/build.ts'
+import { build, usingPostgres } from '../../helpers/build.ts'
+import { createScratchDatabase } from '../../helpers/postgres.ts'
 import { createPostRecord } from '../../helpers/content.ts'
 import { moderate } from '../../helpers/moderation.ts'
 
@@ -22,7 +23,13 @@ async function seen(app: FastifyInstance, postId: string) {
 
 t.test('held comments and changes among unseen statuses move neither updatedAt nor the caches', async (t) => {
   // No post cache: every read shows the post's row as stored.
-  const app = await build(t, { COMMENT_MODERATION: 'all', POST_CACHE_MAX_ENTRIES: '0' })
+  // On PostgreSQL a database of its own: the lists' generation is the database's, which other test
+  // files' writes beside this one would move.
+  const app = await build(t, {
+    ...(usingPostgres ? { DATABASE_URL: await createScratchDatabase(t, 'quiet_moderation') } : {}),
+    COMMENT_MODERATION: 'all',
+    POST_CACHE_MAX_ENTRIES: '0',
+  })
   const [admin, author, reader] = [await registerAdmin(app), await registerUser(app, 'author'), await registerUser(app)]
   const postId = (await createPostRecord(app, { author })).id
   const before = await seen(app, postId)
