@@ -4,8 +4,10 @@
 // one. NOTIFY (post-invalidations.ts) tells instances to drop pages, but it arrives when it
 // arrives: this check is what makes the next list read after a write's answer show the write on
 // every instance, as lists read from the database every time always did. It costs one indexed
-// one-row read per list request, instead of the page's query.
+// one-row read, instead of the page's query, shared by the list requests that arrived while the
+// previous one was in flight (read-after-arrival.ts): each still sees every write answered before it came.
 import type { PrismaClient } from '../generated/prisma/client.ts'
+import { readAfterArrival } from './read-after-arrival.ts'
 
 /** The generation, when it last moved on, and the database's clock as the generation was read. */
 export interface GenerationStamp {
@@ -27,18 +29,18 @@ export interface ListGeneration {
 
 export function makeListGeneration(prisma: PrismaClient): ListGeneration {
   return {
-    async current() {
+    current: readAfterArrival(async () => {
       const [row] = await prisma.$queryRaw<{ value: bigint }[]>`select value from list_generations where id = 1`
       return row?.value ?? 0n
-    },
-    async stamp() {
+    }),
+    stamp: readAfterArrival(async () => {
       // Both times on the database's clock, which every instance shares: no instance's own clock
       // takes part in dating a change. Before the first change ever, the row does not exist.
       const [row] = await prisma.$queryRaw<{ value: bigint | null; changedAt: Date | null; now: Date }[]>`
         select g.value, g.changed_at as "changedAt", now() as now
         from (select 1) as one left join list_generations g on g.id = 1`
       return { value: row!.value ?? 0n, changedAt: row!.changedAt ?? new Date(0), now: row!.now }
-    },
+    }),
     async advance(notify) {
       // Dated as late as the statement can: clock_timestamp(), read once the row is locked (now()
       // is the statement's start, before any wait for the lock), so changes are dated in the order
