@@ -130,6 +130,15 @@ export const uncachedSpecs = (paths: ReadPaths, connections: number) =>
     bySlug: { name: 'getPostBySlug, cache off', paths: paths.slugs, work: 'uncached' },
   }) satisfies Record<string, FigureSpec>
 
+/** Every path of `specs` once, interleaved: a process warm-up reads them all, in turn. */
+const warmPaths = (specs: Record<string, FigureSpec>) => {
+  const lists = Object.values(specs).map((spec) => spec.paths)
+  const longest = Math.max(...lists.map((list) => list.length))
+  return Array.from({ length: longest }, (_, index) => lists.flatMap((list) => list[index % list.length]!))
+    .flat()
+    .filter((path, index, all) => all.indexOf(path) === index)
+}
+
 /** On a server with its caches on: every path is read once first, so figures measure hits. */
 export async function cachedFigures(
   equal: EqualWork,
@@ -140,6 +149,8 @@ export async function cachedFigures(
 ) {
   const specs = cachedSpecs(paths, connections)
   const peer = { peer: { url: bytesPeer.url, answers: 'bytes' as const } }
+  const { bySlug: _againstGetPost, ...againstPeer } = specs
+  await equal.warmProcesses(serverUrl, bytesPeer.url, warmPaths(againstPeer))
   const ping = await equal.compare(specs.ping, serverUrl, peer)
   const post = await equal.compare(specs.post, serverUrl, peer)
   const bySlug = await equal.compare(specs.bySlug, serverUrl, { baseline: post.ours })
@@ -161,6 +172,8 @@ export async function uncachedFigures(
 ) {
   const specs = uncachedSpecs(paths, connections)
   const peer = pgPeer ? { peer: { url: pgPeer.url, answers: 'data' as const } } : {}
+  const againstPeer = { post: specs.post, first: specs.first, cursor: specs.cursor, category: specs.category }
+  await equal.warmProcesses(serverUrl, pgPeer?.url, warmPaths(againstPeer))
   const post = await equal.compare(specs.post, serverUrl, peer)
   const postMerged = await equal.compare(specs.postMerged, serverUrl, { baseline: post.ours })
   const first = await equal.compare(specs.first, serverUrl, peer)

@@ -52,11 +52,12 @@ function build() {
   if (result.status !== 0) throw new Error(`npm run build failed (${result.status ?? result.signal})`)
 }
 
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+/** `nodeArgs` go before the script: Node's own options (a CPU profile, for one). */
+export async function startServer(env: Record<string, string>, nodeArgs: string[] = []): Promise<RunningServer> {
   build()
   const port = await freePort()
   const serverEnv = { HOST: '127.0.0.1', PORT: String(port), INTERNAL_PORT: '0', LOG_LEVEL: 'warn', ...env }
-  const child = spawnNode(['dist/server.js'], serverEnv, ['ignore', 'inherit', 'pipe'])
+  const child = spawnNode([...nodeArgs, 'dist/server.js'], serverEnv, ['ignore', 'inherit', 'pipe'])
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr += chunk))
   const url = `http://127.0.0.1:${port}`
