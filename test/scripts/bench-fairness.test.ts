@@ -2,7 +2,8 @@
 // small seed, figures of four passes over their paths, on a scratch PostgreSQL database, every read
 // figure of the bench made by the bench's own code (scripts/bench/read-figures.ts). Each must pass
 // its checks: both sides answer every path alike, bytes and framing included; a cached figure reads
-// no table (a cached list page or feed: the lists' generation, once a request); an uncached one
+// no table (a cached list page or feed: the lists' generation, at most once a request, shared by
+// requests arriving together); an uncached one
 // loads posts once a request; a burst of one URL with the caches off fewer times. And the checks
 // must catch what they claim to: a peer framing its answers otherwise, a peer altering one field,
 // and a burst of one URL passed off as uncached work are each reported.
@@ -148,3 +149,29 @@ t.test('the bench compares equal work, and shows it did', async (t) => {
     )
   })
 })
+
+t.test(
+  'a cached list figure that never reads the generation, or reads it more than once a request, is reported',
+  async (t) => {
+    const reads = (generationReads: number) => ({
+      requests: 100,
+      postsReads: 0,
+      generationReads,
+      otherReads: 0,
+      loneReadsPerRequest: 0,
+    })
+    const cachedList = { work: 'cached', readsGeneration: true } as const
+    t.same(readProblems(cachedList, reads(12)), [], 'reads shared by requests arriving together')
+    t.same(readProblems(cachedList, reads(100)), [], 'one a request')
+    t.same(
+      readProblems(cachedList, reads(0)),
+      ['cached list, yet 0.00 reads of the generation a request'],
+      'none: stale pages',
+    )
+    t.same(
+      readProblems(cachedList, reads(150)),
+      ['cached list, yet 1.50 reads of the generation a request'],
+      'more than one',
+    )
+  },
+)
