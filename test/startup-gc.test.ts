@@ -39,7 +39,10 @@ t.test('a memory-reducing full collection asked for by the code, before the port
   const committedBefore = asked[0]?.figures[1] ?? 0
   const committedAfter = asked.at(-1)?.figures[3] ?? Infinity
   const ms = asked.reduce((sum, { index }) => sum + Number(/([\d.]+) \/ [\d.]+ ms/.exec(server.lines[index]!)?.[1]), 0)
-  t.ok(committedAfter < committedBefore, `heap committed ${committedBefore} -> ${committedAfter} MB, in ${Math.round(ms)} ms`)
+  t.ok(
+    committedAfter < committedBefore,
+    `heap committed ${committedBefore} -> ${committedAfter} MB, in ${Math.round(ms)} ms`,
+  )
   server.child.kill('SIGTERM')
   t.equal(await server.exit, 0)
 })
