@@ -40,7 +40,7 @@ try {
   console.error(error instanceof Error ? error.message : error)
   process.exit(1)
 }
-const storage = makeStorage(config)
+const storage = await makeStorage(config)
 if (storage.s3 === null) {
   console.error('media:migrate needs the bucket: set S3_BUCKET (and S3_REGION, S3_ENDPOINT as needed)')
   process.exit(1)

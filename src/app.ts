@@ -147,7 +147,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await createJobQueues(queue, options.jobs)
       return queue
     })
-    const built = makeServices({
+    const built = await makeServices({
       config,
       database,
       queue,

@@ -12,6 +12,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts'
 import { closeGently } from './http/drain.ts'
 import { idleWaitMs } from './config/listeners.ts'
 import { closeInternally, listenInternally } from './http/internal-listener.ts'
+import { collectStartUpGarbage } from './startup-gc.ts'
 
 if (existsSync('.env')) process.loadEnvFile('.env')
 
@@ -30,6 +31,7 @@ let app: Awaited<ReturnType<typeof buildApp>>
 let internal: Server
 try {
   app = await buildApp(config)
+  collectStartUpGarbage()
   await app.listen({ host: config.host, port: config.port })
   internal = await listenInternally(app, config)
 } catch (error) {

@@ -154,7 +154,7 @@ function makeStores({ prisma }: Database, config: Config, storage: Storage) {
   }
 }
 
-export function makeServices({
+export async function makeServices({
   config,
   database,
   queue,
@@ -166,7 +166,7 @@ export function makeServices({
 }: ServicesOptions) {
   const { prisma } = database
   const { boss } = queue
-  const storage = makeStorage(config)
+  const storage = await makeStorage(config)
   // /health and the uploads' fail-fast read the bucket's state this keeps current.
   storage.watch()
   const stores = makeStores(database, config, storage)

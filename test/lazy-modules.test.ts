@@ -1,8 +1,9 @@
 // Code an instance may never need is loaded when it is first needed, not at start-up, so it takes
-// no memory until then: the embedded database's (PGlite and its adapter, never on PostgreSQL) and
-// the image library's (sharp and libvips, with the first image). The Markdown renderer and the
-// HTML sanitizer are never loaded by the thread that serves requests: they render on a worker
-// thread, started with the first write (src/content/html/post-html.ts).
+// no memory until then: the embedded database's (PGlite and its adapter, never on PostgreSQL), the
+// AWS SDK's (only with S3_BUCKET set) and the image library's (sharp and libvips, with the first
+// image). The Markdown renderer and the HTML sanitizer are never loaded by the thread that serves
+// requests: they render on a worker thread, started with the first write
+// (src/content/html/post-html.ts).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { register } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -19,6 +20,7 @@ const log = join(directory, 'resolved.txt')
 register('./helpers/resolve-log-hook.mjs', import.meta.url, { data: { log } })
 const resolved = () => readFileSync(log, 'utf8').split('\n')
 const embeddedCode = () => resolved().filter((url) => /\/(@electric-sql\/pglite|pglite-prisma-adapter)\//.test(url))
+const awsSdkCode = () => resolved().filter((url) => /\/@aws-sdk\//.test(url))
 const imageCode = () => resolved().filter((url) => /\/(sharp|@img)\//.test(url))
 const renderingCode = () =>
   resolved().filter((url) =>
@@ -63,6 +65,20 @@ t.test('an app on PostgreSQL starts and serves without loading PGlite; an embedd
   const embedded = await build(t, { DATABASE_URL: '' })
   t.equal((await embedded.inject({ method: 'GET', url: '/posts?limit=1' })).statusCode, 200)
   t.not(embeddedCode().length, 0, 'the embedded database loaded them')
+})
+
+t.test('the AWS SDK is loaded with a bucket configured, not without one', async (t) => {
+  const { build } = await import('./helpers/build.ts')
+  const app = await build(t, { MEDIA_STORAGE: 'database', S3_BUCKET: '' })
+  t.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200)
+  t.same(awsSdkCode(), [], 'started without S3_BUCKET: no @aws-sdk module loaded')
+
+  const { startS3 } = await import('./helpers/s3.ts')
+  const s3 = await startS3()
+  t.teardown(() => s3.close())
+  const withBucket = await build(t, s3.env)
+  t.equal((await withBucket.inject({ method: 'GET', url: '/health' })).statusCode, 200)
+  t.not(awsSdkCode().length, 0, 'with S3_BUCKET set, the SDK is loaded')
 })
 
 t.test('sharp is loaded with the first image, not before', async (t) => {

@@ -4,7 +4,7 @@
 import type { StorageConfig } from '../config/storage.ts'
 import { databaseDriver } from './database-driver.ts'
 import { StorageUnavailableError, type ImageLocation, type StorageDriver } from './driver.ts'
-import { makeS3Driver, type S3Driver } from './s3-driver.ts'
+import type { S3Driver } from './s3-driver.ts'
 import { makeStorageHealth, type StorageHealth } from './storage-health.ts'
 import { makeUploadGate, openGate, type UploadGate } from './upload-gate.ts'
 
@@ -31,9 +31,16 @@ export interface Storage {
  */
 export const transactionTimeout = (storage: Pick<Storage, 's3'>) => 10_000 + 2 * (storage.s3?.timeoutMs ?? 0)
 
-export function makeStorage(config: StorageConfig): Storage {
+/**
+ * The AWS SDK is imported only with a bucket configured: loaded, it holds about 3 MiB that an
+ * instance storing its images in the database never uses (test/lazy-modules.test.ts).
+ */
+export async function makeStorage(config: StorageConfig): Promise<Storage> {
   const health = config.s3 === null ? null : makeStorageHealth(config.storageCheckIntervalMs, config.storageTimeoutMs)
-  const s3 = config.s3 === null ? null : makeS3Driver(config.s3, config.storageTimeoutMs, health!.record)
+  const s3 =
+    config.s3 === null
+      ? null
+      : (await import('./s3-driver.ts')).makeS3Driver(config.s3, config.storageTimeoutMs, health!.record)
   // Every upload with a bucket configured may PUT (a row already in the bucket is PUT again even
   // while MEDIA_STORAGE=database), so every such upload takes a turn.
   const uploads = health === null ? openGate : makeUploadGate(config.storageUploadsMax, config.storageTimeoutMs, health)

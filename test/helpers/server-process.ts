@@ -10,6 +10,8 @@ export interface ServerProcess {
   internalUrl: string
   /** Every log line so far, parsed. */
   logs: Record<string, unknown>[]
+  /** Every line of standard output so far, log or not (V8's --trace-gc writes there too). */
+  lines: string[]
   exit: Promise<number | null>
 }
 
@@ -33,6 +35,7 @@ export async function startServer(
     },
   })
   const logs: Record<string, unknown>[] = []
+  const lines: string[] = []
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   const exit = once(child, 'exit').then(([code]) => code as number | null)
@@ -40,6 +43,7 @@ export async function startServer(
   const [url, internalUrl] = await new Promise<[string, string]>((resolve, reject) => {
     let url: string | undefined
     createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line)
       try {
         const entry = JSON.parse(line) as Record<string, unknown>
         logs.push(entry)
@@ -53,5 +57,5 @@ export async function startServer(
     })
     void exit.then((code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)))
   })
-  return { child, url, internalUrl, logs, exit }
+  return { child, url, internalUrl, logs, lines, exit }
 }

@@ -3,7 +3,7 @@
 // polls for I/O: every other request waits behind them.
 import { randomBytes } from 'node:crypto'
 import { availableParallelism } from 'node:os'
-import { Piscina } from 'piscina'
+import { makeWorkerPool } from '../../worker-pool.ts'
 
 /** bcrypt reads only the first 72 bytes; longer passwords would be silently truncated. */
 export const PASSWORD_MAX_BYTES = 72
@@ -20,7 +20,7 @@ export interface PasswordCheckLimit {
 export const passwordTooLong = (password: string) => Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES
 
 export function makePasswordHasher(cost: number) {
-  const pool = new Piscina({
+  const pool = makeWorkerPool({
     filename: new URL('./password-worker.mjs', import.meta.url).href,
     maxThreads: availableParallelism(),
     // Threads are started on demand and let go when idle, so an idle service holds none.

@@ -6,7 +6,7 @@
 // and on the event loop that would stall every other request for as long. A thread starts with
 // the first write and ends after a while without one, so an idle instance holds neither it nor the
 // libraries it loads (markdown.ts).
-import { Piscina } from 'piscina'
+import { makeWorkerPool } from '../../worker-pool.ts'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../errors/api-error.ts'
 import { FairQueue } from './fair-queue.ts'
 import { HtmlTooLargeError, type RenderResult } from './limits.ts'
@@ -107,7 +107,7 @@ interface Job {
 function makeLane(nice?: number) {
   // Compiled to JavaScript for `npm start`, run from TypeScript by tsx in development and tests.
   const worker = import.meta.url.endsWith('.ts') ? './render-worker.ts' : './render-worker.js'
-  const pool = new Piscina<{ body: string; media?: BodyMedia }, RenderResult>({
+  const pool = makeWorkerPool<{ body: string; media?: BodyMedia }, RenderResult>({
     filename: new URL(worker, import.meta.url).href,
     // One thread per lane: an ordinary body renders in about a millisecond, so one keeps up with
     // any write rate the database does, and the worst body's transient memory (about 100 MB, for a

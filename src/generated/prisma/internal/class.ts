@@ -48,8 +48,16 @@ config.compilerWasm = {
   getRuntime: async () => await import("@prisma/client/runtime/query_compiler_fast_bg.postgresql.mjs"),
 
   getQueryCompilerWasmModule: async () => {
-    const { wasm } = await import("@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.mjs")
-    return await decodeBase64AsWasm(wasm)
+    // Rewritten by scripts/gen.ts: required as CommonJS and dropped from the cache, so that
+    // the base64 string can be collected once the module is compiled.
+    const { createRequire } = await import('node:module')
+    const require = createRequire(import.meta.url)
+    const base64Module = require.resolve("@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.js")
+    try {
+      return await decodeBase64AsWasm((require(base64Module) as { wasm: string }).wasm)
+    } finally {
+      delete require.cache[base64Module]
+    }
   },
 
   importName: "./query_compiler_fast_bg.js"
