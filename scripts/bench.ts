@@ -170,6 +170,13 @@ const env = {
   ...BENCH_COMMENTS,
 }
 
+/**
+ * The read rounds' servers, each a process of its own on a port of its own, all answering as the
+ * first did (whose answers the bytes peer replays): a feed links to PUBLIC_URL, by default the
+ * instance's own address, port included.
+ */
+const readEnv = { ...env, PUBLIC_URL: 'http://blog.bench.invalid' }
+
 const figures: Figure[] = []
 const report = (figure: Figure) => {
   figures.push(figure)
@@ -197,7 +204,7 @@ try {
   console.log(
     `bench: ${kind} database, ${DURATION} s per figure, read figures in ${ROUNDS} rounds, ${CONNECTIONS} connections, ${cpus().length} cores, Node ${process.version}`,
   )
-  server = await startServer(env)
+  server = await startServer(readEnv)
   await untilIdle()
   const idle: Memory[] = [await readMemory(server.child.pid!, server.url)]
   const data = await seed(server.url, POSTS)
@@ -224,7 +231,7 @@ try {
     if (round > 1) {
       await closeCounters()
       await server.stop()
-      server = await startServer(env)
+      server = await startServer(readEnv)
       await untilIdle()
       idle.push(await readMemory(server.child.pid!, server.url))
     }
@@ -298,7 +305,7 @@ try {
       await closeCounters()
       await server.stop()
     }
-    server = await startServer({ ...env, POST_CACHE_MAX_ENTRIES: '0' })
+    server = await startServer({ ...readEnv, POST_CACHE_MAX_ENTRIES: '0' })
     const uncachedWork = equalWork(await counterFor(database.env.DATABASE_URL))
     uncachedRounds.push(
       await uncachedFigures(uncachedWork, server.url, pgPeer, paths, CONNECTIONS, { feed: cached.feed.ours }),
