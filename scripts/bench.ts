@@ -16,7 +16,8 @@
 // - the server's RSS and heap idle after start-up, at peak under the read load, and after it;
 // - the read figures above and that memory in rounds (BENCH_ROUNDS, 3), each round on a server
 //   process of its own, started and left idle first: each figure and its verdict are the median
-//   round's, every round's ratios printed beside it (scripts/bench/rounds.ts);
+//   round's, every round's ratios printed beside it (scripts/bench/rounds.ts), each round's server
+//   and peer first warmed alike on its reads (alone, with their targets: `npm run bench -- reads`);
 // - getPostBySlug, cached and with the cache off, against getPost's figures;
 // - cached getPost signed in with an API token against the same with a JWT (scripts/bench/token-reads.ts;
 //   alone: `npm run bench -- tokens`);

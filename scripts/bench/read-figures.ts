@@ -130,14 +130,10 @@ export const uncachedSpecs = (paths: ReadPaths, connections: number) =>
     bySlug: { name: 'getPostBySlug, cache off', paths: paths.slugs, work: 'uncached' },
   }) satisfies Record<string, FigureSpec>
 
-/** Every path of `specs` once, interleaved: a process warm-up reads them all, in turn. */
-const warmPaths = (specs: Record<string, FigureSpec>) => {
-  const lists = Object.values(specs).map((spec) => spec.paths)
-  const longest = Math.max(...lists.map((list) => list.length))
-  return Array.from({ length: longest }, (_, index) => lists.flatMap((list) => list[index % list.length]!))
-    .flat()
-    .filter((path, index, all) => all.indexOf(path) === index)
-}
+/** Every path of `specs` once: a process warm-up reads them all, in turn. */
+const warmPaths = (specs: Record<string, FigureSpec>) => [
+  ...new Set(Object.values(specs).flatMap((spec) => spec.paths)),
+]
 
 /** On a server with its caches on: every path is read once first, so figures measure hits. */
 export async function cachedFigures(
