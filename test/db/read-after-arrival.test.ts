@@ -1,7 +1,8 @@
 // The lists' generation read shared between list requests (src/db/read-after-arrival.ts): shared
-// only by callers that arrived before it started, so none is answered from a read that may predate
-// a write answered before its call; and, over HTTP on PostgreSQL, concurrent cached list pages
-// cost the database two generation reads, not one each.
+// only by the callers of one turn of the event loop, started after the last of them arrived, so
+// none is answered from a read that may predate a write answered before its call, and a stalled
+// or failed read holds up or fails only its own turn; and, over HTTP on PostgreSQL, concurrent
+// cached list pages cost the database far fewer generation reads than pages.
 import t from 'tap'
 import { readAfterArrival } from '../../src/db/read-after-arrival.ts'
 import { registerUser } from '../helpers/accounts.ts'
@@ -9,7 +10,7 @@ import { build, usingPostgres } from '../helpers/build.ts'
 import { createPost } from '../helpers/posts.ts'
 import { statementsOf } from '../helpers/statements.ts'
 
-/** A read the test finishes by hand: each call records when it started and waits for `finish`. */
+/** A read the test finishes by hand: each call records that it started and waits for `finish`. */
 function manualReads() {
   const started: { finish: (value: number) => void; fail: (error: Error) => void }[] = []
   const read = () =>
@@ -19,41 +20,56 @@ function manualReads() {
   return { read, started }
 }
 
-t.test('a caller starts a read; those arriving while it is in flight share the next one', async (t) => {
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+
+t.test('the callers of one turn share one read, started after the last of them arrived', async (t) => {
+  const { read, started } = manualReads()
+  const current = readAfterArrival(read)
+  const together = [current(), current(), current()]
+  t.equal(started.length, 0, 'no read starts while callers may still arrive in this turn')
+  await nextTurn()
+  t.equal(started.length, 1, 'one read for all three, once their turn is over')
+  started[0]!.finish(1)
+  t.same(await Promise.all(together), [1, 1, 1])
+})
+
+t.test('a caller of a later turn never gets an earlier read, even one still in flight', async (t) => {
   const { read, started } = manualReads()
   const current = readAfterArrival(read)
   const first = current()
-  t.equal(started.length, 1, 'with nothing in flight, a caller starts a read at once')
+  await nextTurn()
+  t.equal(started.length, 1)
   // The database's value may move on (a write commits and is answered) while that read is in flight.
-  const later = [current(), current(), current()]
-  t.equal(started.length, 1, 'the callers arriving during it start no read of their own')
+  const later = current()
+  await nextTurn()
+  t.equal(started.length, 2, 'the later caller has a read of its own, started after it arrived')
+  started[1]!.finish(2)
+  t.equal(await later, 2, 'answered without waiting for the earlier read')
   started[0]!.finish(1)
   t.equal(await first, 1)
-  await new Promise((resolve) => setImmediate(resolve))
-  t.equal(started.length, 2, 'one next read starts once the first has ended, for all who waited')
-  started[1]!.finish(2)
-  t.same(await Promise.all(later), [2, 2, 2], 'they get the value read after they arrived, never the older one')
-  const alone = current()
-  t.equal(started.length, 3, 'nothing in flight again: a read at once')
-  started[2]!.finish(3)
-  t.equal(await alone, 3)
 })
 
-t.test('a failed read fails its sharers only; the next caller reads again', async (t) => {
+t.test('a read that stalls or fails holds up or fails only the callers of its turn', async (t) => {
   const { read, started } = manualReads()
   const current = readAfterArrival(read)
-  const failing = current()
-  const waiting = current()
-  started[0]!.fail(new Error('connection lost'))
-  await t.rejects(failing, /connection lost/)
-  await new Promise((resolve) => setImmediate(resolve))
-  t.equal(started.length, 2, 'the caller waiting for the next read gets one, the failure not shared with it')
-  started[1]!.finish(7)
-  t.equal(await waiting, 7)
+  const stalled = current()
+  await nextTurn()
+  const failing = [current(), current()]
+  await nextTurn()
+  const fine = current()
+  await nextTurn()
+  t.equal(started.length, 3, 'one read a turn')
+  started[1]!.fail(new Error('connection reset'))
+  started[2]!.finish(3)
+  await t.rejects(failing[0]!, /connection reset/)
+  await t.rejects(failing[1]!, /connection reset/)
+  t.equal(await fine, 3, 'a later turn is answered while the first read still hangs')
+  started[0]!.finish(1)
+  t.equal(await stalled, 1)
 })
 
 t.test(
-  'concurrent cached list pages read the generation twice at most, and see a write answered before them',
+  'concurrent cached list pages share their generation reads, and see a write answered before them',
   { skip: usingPostgres ? false : 'counted on node-postgres, which the embedded database does not use' },
   async (t) => {
     const app = await build(t)
