@@ -28,15 +28,19 @@ export interface FrameCost {
 
 export interface HookCosts {
   requests: number
-  /** CPU per request on the main thread, all of it (ours, Fastify's, Node's, the collector's). */
+  /** CPU per request on the main thread, all of it (ours, Fastify's, Node's, V8's and its collector's). */
   busyMicrosPerRequest: number
   /** Ours, by function, most costly first. */
   ours: FrameCost[]
-  /** Fastify's hook runner starting each hook, and whatever no frame of ours is under. */
+  /**
+   * Fastify's hook runner starting each hook, and whatever no frame of ours is under: Node, V8,
+   * and the garbage collector, whoever's allocations it collects.
+   */
   framework: { hookDispatchMicrosPerRequest: number; restMicrosPerRequest: number; top: FrameCost[] }
 }
 
-const IDLE = new Set(['(idle)', '(program)'])
+/** The one sample kind that is not CPU: the event loop waiting. (`(program)`, V8's own work, is busy.) */
+const IDLE = '(idle)'
 /** Fastify's hook runners: the functions that call a hook, and that a hook's `done` calls back. */
 const isHookRunner = (frame: ProfileNode['callFrame']) =>
   frame.url.endsWith('/fastify/lib/hooks.js') && ['next', 'hookIterator', 'handleResolve'].includes(frame.functionName)
@@ -90,7 +94,7 @@ export function hookCosts(file: string, window: { from: number; to: number }, re
     const micros = profile.timeDeltas[index] ?? 0
     at += micros
     if (at < window.from || at > window.to) return
-    if (IDLE.has(nodes.get(id)!.callFrame.functionName)) return
+    if (nodes.get(id)!.callFrame.functionName === IDLE) return
     busy += micros
     const where = ownerOf(id)
     if (where === 'dispatch') dispatch += micros

@@ -130,7 +130,7 @@ export const uncachedSpecs = (paths: ReadPaths, connections: number) =>
     bySlug: { name: 'getPostBySlug, cache off', paths: paths.slugs, work: 'uncached' },
   }) satisfies Record<string, FigureSpec>
 
-/** Every path of `specs` once: a process warm-up reads them all, in turn. */
+/** Every path of `specs` once: a process warm-up reads them all, in turn (the figures' own warm-ups follow). */
 const warmPaths = (specs: Record<string, FigureSpec>) => [
   ...new Set(Object.values(specs).flatMap((spec) => spec.paths)),
 ]
@@ -146,7 +146,10 @@ export async function cachedFigures(
   const specs = cachedSpecs(paths, connections)
   const peer = { peer: { url: bytesPeer.url, answers: 'bytes' as const } }
   const { bySlug: _againstGetPost, ...againstPeer } = specs
-  await equal.warmProcesses(serverUrl, bytesPeer.url, warmPaths(againstPeer))
+  await equal.warmProcesses(
+    { url: serverUrl, paths: warmPaths(specs) },
+    { url: bytesPeer.url, paths: warmPaths(againstPeer) },
+  )
   const ping = await equal.compare(specs.ping, serverUrl, peer)
   const post = await equal.compare(specs.post, serverUrl, peer)
   const bySlug = await equal.compare(specs.bySlug, serverUrl, { baseline: post.ours })
@@ -169,7 +172,10 @@ export async function uncachedFigures(
   const specs = uncachedSpecs(paths, connections)
   const peer = pgPeer ? { peer: { url: pgPeer.url, answers: 'data' as const } } : {}
   const againstPeer = { post: specs.post, first: specs.first, cursor: specs.cursor, category: specs.category }
-  await equal.warmProcesses(serverUrl, pgPeer?.url, warmPaths(againstPeer))
+  await equal.warmProcesses(
+    { url: serverUrl, paths: warmPaths(specs) },
+    pgPeer ? { url: pgPeer.url, paths: warmPaths(againstPeer) } : undefined,
+  )
   const post = await equal.compare(specs.post, serverUrl, peer)
   const postMerged = await equal.compare(specs.postMerged, serverUrl, { baseline: post.ours })
   const first = await equal.compare(specs.first, serverUrl, peer)
