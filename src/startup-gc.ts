@@ -1,7 +1,8 @@
 // One full, last-resort garbage collection once the app is built and before it listens. Start-up
 // allocates far more than it keeps (the spec parsed and compiled into every route's validators and
 // serializers, Prisma's client, the migrations), and V8 would otherwise leave that garbage resident
-// for as long as the process stays idle: about 55 MiB of RSS on PostgreSQL, for 140–320 ms once.
+// for as long as the process stays idle: idle RSS on PostgreSQL 232 → 189–195 MiB (docs/operations.md,
+// "Memory"), for a few hundred milliseconds once.
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 
